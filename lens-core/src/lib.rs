@@ -1,0 +1,284 @@
+//! The Lens filter: captured command output in, a smaller view out.
+//!
+//! A run's two streams become one [`Doc`]: lines that stages annotate with a class
+//! and a fate but never rewrite or renumber. The stages run in order: `progress`
+//! collapses redraws and `Compiling …` runs, `blocks` groups lines that belong
+//! together, `classify` says which lines are failures, warnings and summaries,
+//! configured patterns apply, `dedupe` drops repeats, `context` force-keeps failures
+//! with their neighbours, and `rank` fits the rest under the budget. `render` then
+//! prints the level asked for, and every run of dropped lines becomes one marker that
+//! names the stream, the raw line range and the store handle.
+//!
+//! Levels are renderings of the one annotated `Doc`: 3 is the raw bytes, 2 the
+//! ranked view, 1 the failures (or the head of the view when nothing failed), 0 a
+//! count and one line.
+//!
+//! ```
+//! use lens_core::{view, Handle, Level, Options, Request};
+//!
+//! let argv = vec!["cargo".to_string(), "build".to_string()];
+//! let mut err = String::new();
+//! for i in 0..40 {
+//!     err.push_str(&format!("   Compiling dep{i} v0.1.0\n"));
+//! }
+//! err.push_str("error: could not compile `app` (bin \"app\") due to 1 previous error\n");
+//! let req = Request { argv: &argv, stdout: b"", stderr: err.as_bytes(), exit: 101 };
+//! let opts = Options::new(Level::Two, Some(Handle::parse("1a2b3c4d").unwrap()));
+//! let v = view(&req, &opts);
+//! assert_eq!(
+//!     String::from_utf8_lossy(&v.stderr),
+//!     "[lens: elided stderr 1-40 (40 lines: progress 40) handle=1a2b3c4d]\n\
+//!      error: could not compile `app` (bin \"app\") due to 1 previous error\n"
+//! );
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod doc;
+pub mod handle;
+pub mod marker;
+pub mod render;
+pub mod stages;
+
+use std::borrow::Cow;
+
+use regex::Regex;
+
+pub use config::{Config, Settings, DEFAULT_BUDGET};
+pub use doc::{Class, Doc, Fate, Line, Reason, Stream};
+pub use handle::Handle;
+pub use marker::Marker;
+
+/// How much of the output to show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// A count and one line.
+    Zero,
+    /// The failures, or the head of the view when nothing failed.
+    One,
+    /// The ranked view under the budget.
+    Two,
+    /// The raw output.
+    Three,
+}
+
+impl Level {
+    /// The level for a digit 0–3.
+    pub fn from_digit(n: u8) -> Option<Level> {
+        [Level::Zero, Level::One, Level::Two, Level::Three]
+            .get(n as usize)
+            .copied()
+    }
+
+    /// The level as its digit.
+    pub fn digit(self) -> u8 {
+        self as u8
+    }
+}
+
+/// A finished run: what the child was, what it wrote, how it ended.
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    /// The command line as typed.
+    pub argv: &'a [String],
+    /// Everything the child wrote to stdout.
+    pub stdout: &'a [u8],
+    /// Everything the child wrote to stderr.
+    pub stderr: &'a [u8],
+    /// The child's exit code, 128 + signum for a signal death.
+    pub exit: i32,
+}
+
+/// How to filter.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Level of detail.
+    pub level: Level,
+    /// Byte budget for level 2.
+    pub budget: usize,
+    /// Where the raw output is stored. `None` means it could not be stored, and then
+    /// nothing is elided: a view must never lose what the store does not hold.
+    pub handle: Option<Handle>,
+    /// Lines matching these are always kept.
+    pub keep: Vec<Regex>,
+    /// Lines matching these are dropped (announced like any other elision).
+    pub drop: Vec<Regex>,
+}
+
+impl Options {
+    /// Options with the default budget and no patterns.
+    pub fn new(level: Level, handle: Option<Handle>) -> Options {
+        Options {
+            level,
+            budget: DEFAULT_BUDGET,
+            handle,
+            keep: Vec::new(),
+            drop: Vec::new(),
+        }
+    }
+}
+
+/// The bytes to print on each stream.
+#[derive(Debug)]
+pub struct View<'a> {
+    /// What to write to stdout.
+    pub stdout: Cow<'a, [u8]>,
+    /// What to write to stderr.
+    pub stderr: Cow<'a, [u8]>,
+    /// True when any line was elided (and so a marker was printed).
+    pub elided: bool,
+}
+
+impl View<'_> {
+    /// Bytes of both streams together.
+    pub fn len(&self) -> usize {
+        self.stdout.len() + self.stderr.len()
+    }
+
+    /// True when both streams are empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Runs every stage over the doc and narrows it to `opts.level`.
+pub fn annotate(doc: &mut Doc, opts: &Options) {
+    stages::progress::run(doc);
+    stages::blocks::run(doc);
+    stages::classify::run(doc);
+    stages::patterns::run(doc, &opts.keep, &opts.drop);
+    stages::dedupe::run(doc);
+    stages::context::run(doc, opts.budget);
+    stages::rank::run(doc, opts.budget);
+    match opts.level {
+        Level::One => stages::level::one(doc),
+        Level::Zero => stages::level::zero(doc),
+        Level::Two | Level::Three => {}
+    }
+}
+
+/// The view of a finished run.
+///
+/// Raw output comes back unchanged at level 3, when there is no handle, for a stream
+/// that is not valid UTF-8, and whenever the view would not be smaller than the raw.
+pub fn view<'a>(req: &Request<'a>, opts: &Options) -> View<'a> {
+    let raw = View {
+        stdout: Cow::Borrowed(req.stdout),
+        stderr: Cow::Borrowed(req.stderr),
+        elided: false,
+    };
+    let handle = match (opts.level, opts.handle) {
+        (Level::Three, _) | (_, None) => return raw,
+        (_, Some(h)) => h.to_string(),
+    };
+    // A stream that is not text passes through byte for byte; the other is filtered.
+    let out = std::str::from_utf8(req.stdout).ok();
+    let err = std::str::from_utf8(req.stderr).ok();
+    let mut doc = Doc::new(req.argv, out.unwrap_or(""), err.unwrap_or(""), req.exit);
+    annotate(&mut doc, opts);
+    let mut v_out = out.and_then(|_| render::stream(&doc, Stream::Stdout, &handle));
+    let v_err = err.and_then(|_| render::stream(&doc, Stream::Stderr, &handle));
+    if opts.level == Level::Zero {
+        let mut s = render::summary(&doc, &handle);
+        s.push('\n');
+        match v_out.as_mut() {
+            Some(o) => o.insert_str(0, &s),
+            None if out.is_some() => {
+                s.push_str(out.unwrap_or(""));
+                v_out = Some(s);
+            }
+            None => {}
+        }
+    }
+    let elided = doc.lines.iter().any(|l| !l.shown());
+    let size = |v: &Option<String>, r: &[u8]| v.as_ref().map_or(r.len(), |s| s.len());
+    if size(&v_out, req.stdout) + size(&v_err, req.stderr) >= req.stdout.len() + req.stderr.len() {
+        return raw;
+    }
+    View {
+        stdout: v_out.map_or(Cow::Borrowed(req.stdout), |s| Cow::Owned(s.into_bytes())),
+        stderr: v_err.map_or(Cow::Borrowed(req.stderr), |s| Cow::Owned(s.into_bytes())),
+        elided,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(out: &str, err: &str, exit: i32, level: Level) -> (String, String, bool) {
+        let argv = vec!["x".to_string()];
+        let req = Request {
+            argv: &argv,
+            stdout: out.as_bytes(),
+            stderr: err.as_bytes(),
+            exit,
+        };
+        let v = view(&req, &Options::new(level, Handle::parse("0000abcd")));
+        (
+            String::from_utf8(v.stdout.into_owned()).unwrap(),
+            String::from_utf8(v.stderr.into_owned()).unwrap(),
+            v.elided,
+        )
+    }
+
+    #[test]
+    fn level_three_and_no_handle_are_raw() {
+        let out = "  Compiling a\n".repeat(50);
+        assert_eq!(run(&out, "", 0, Level::Three).0, out);
+        let argv = vec![];
+        let req = Request {
+            argv: &argv,
+            stdout: out.as_bytes(),
+            stderr: b"",
+            exit: 0,
+        };
+        let v = view(&req, &Options::new(Level::Two, None));
+        assert_eq!(&*v.stdout, out.as_bytes());
+        assert!(!v.elided);
+    }
+
+    #[test]
+    fn invalid_utf8_stream_passes_through_byte_for_byte() {
+        let argv = vec![];
+        let bad: Vec<u8> = b"\xff\xfe binary\n".repeat(100);
+        let err = "  Compiling a\n".repeat(50);
+        let req = Request {
+            argv: &argv,
+            stdout: &bad,
+            stderr: err.as_bytes(),
+            exit: 0,
+        };
+        let v = view(&req, &Options::new(Level::Two, Handle::parse("0000abcd")));
+        assert_eq!(&*v.stdout, &bad[..]);
+        assert!(v.stderr.len() < err.len());
+    }
+
+    #[test]
+    fn level_zero_is_a_count_and_one_line() {
+        let out: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let (o, e, elided) = run(&out, "", 0, Level::Zero);
+        assert!(elided);
+        assert!(e.is_empty());
+        let lines: Vec<&str> = o.lines().collect();
+        assert_eq!(lines[0], "[lens: summary exit=0 stdout=100 stderr=0 errors=0 warnings=0 handle=0000abcd]");
+        assert_eq!(lines[1], "[lens: elided stdout 1-99 (99 lines: level 99) handle=0000abcd]");
+        assert_eq!(lines[2], "line 99");
+    }
+
+    #[test]
+    fn view_is_never_larger_than_raw() {
+        let (o, _, elided) = run("one line\n", "", 0, Level::Zero);
+        assert_eq!(o, "one line\n");
+        assert!(!elided);
+    }
+
+    #[test]
+    fn level_one_never_renders_empty() {
+        let out: String = (0..300).map(|i| format!("src/f{i}.rs:{i}: match\n")).collect();
+        let (o, _, _) = run(&out, "", 0, Level::One);
+        assert!(o.starts_with("src/f0.rs:0: match\n"));
+        assert_eq!(o.lines().filter(|l| !l.starts_with("[lens:")).count(), 20);
+    }
+}

@@ -1,0 +1,166 @@
+//! The marker: one line standing for each run of elided lines.
+//!
+//! ```text
+//! [lens: elided stdout 2-4999 (4998 lines: progress 4997, repeat 1) handle=1a2b3c4d]
+//! ```
+//!
+//! It names the stream, the raw line range (1-based, inclusive, as `lens show
+//! --lines` counts), how many lines and why, and the handle the full output is stored
+//! under. It never tells the reader to run anything: agents read an instruction as an
+//! order, and fetching the whole raw output is the one thing the view exists to spare
+//! them.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::doc::{Reason, Stream};
+
+/// Prefix every Lens line starts with, so a reader can tell Lens from the child.
+pub const PREFIX: &str = "[lens: ";
+
+/// One elided run, as rendered or parsed back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Marker {
+    /// Stream the lines came from.
+    pub stream: Stream,
+    /// First elided raw line, 1-based.
+    pub first: u32,
+    /// Last elided raw line, inclusive.
+    pub last: u32,
+    /// Count of lines per reason, in reason order.
+    pub reasons: Vec<(String, u32)>,
+    /// The store handle, eight lowercase hex digits.
+    pub handle: String,
+}
+
+impl Marker {
+    /// Number of lines the marker stands for.
+    pub fn lines(&self) -> u32 {
+        self.last - self.first + 1
+    }
+
+    /// Renders the marker line, without a newline.
+    pub fn render(&self) -> String {
+        let n = self.lines();
+        let mut s = format!(
+            "{PREFIX}elided {} {}-{} ({} line{}",
+            self.stream.name(),
+            self.first,
+            self.last,
+            n,
+            if n == 1 { "" } else { "s" }
+        );
+        for (i, (word, count)) in self.reasons.iter().enumerate() {
+            s.push_str(if i == 0 { ": " } else { ", " });
+            s.push_str(word);
+            s.push(' ');
+            s.push_str(&count.to_string());
+        }
+        s.push_str(") handle=");
+        s.push_str(&self.handle);
+        s.push(']');
+        s
+    }
+
+    /// Parses a marker line; `None` for anything else.
+    pub fn parse(line: &str) -> Option<Marker> {
+        let c = MARKER.captures(line)?;
+        let reasons = c
+            .get(5)
+            .map(|m| {
+                m.as_str()
+                    .split(", ")
+                    .filter_map(|p| {
+                        let (w, n) = p.split_once(' ')?;
+                        Some((w.to_string(), n.parse().ok()?))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let m = Marker {
+            stream: Stream::parse(&c[1])?,
+            first: c[2].parse().ok()?,
+            last: c[3].parse().ok()?,
+            reasons,
+            handle: c[6].to_string(),
+        };
+        let count: u32 = c[4].parse().ok()?;
+        (m.first >= 1 && m.last >= m.first && count == m.lines()).then_some(m)
+    }
+}
+
+/// Counts reasons for a run of dropped lines, in a stable order.
+pub fn tally(reasons: impl Iterator<Item = Reason>) -> Vec<(String, u32)> {
+    let mut counts: Vec<(Reason, u32)> = Vec::new();
+    for r in reasons {
+        match counts.iter_mut().find(|(x, _)| *x == r) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((r, 1)),
+        }
+    }
+    counts.sort_by_key(|(r, _)| *r);
+    counts
+        .into_iter()
+        .map(|(r, n)| (r.word().to_string(), n))
+        .collect()
+}
+
+static MARKER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\[lens: elided (stdout|stderr) (\d+)-(\d+) \((\d+) lines?(?:: ([a-z]+ \d+(?:, [a-z]+ \d+)*))?\) handle=([0-9a-f]{8})\]$",
+    )
+    .expect("marker pattern compiles")
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_and_parses_back() {
+        let m = Marker {
+            stream: Stream::Stderr,
+            first: 2,
+            last: 4999,
+            reasons: vec![("progress".into(), 4997), ("repeat".into(), 1)],
+            handle: "1a2b3c4d".into(),
+        };
+        let line = m.render();
+        assert_eq!(
+            line,
+            "[lens: elided stderr 2-4999 (4998 lines: progress 4997, repeat 1) handle=1a2b3c4d]"
+        );
+        assert_eq!(Marker::parse(&line), Some(m));
+    }
+
+    #[test]
+    fn singular_line() {
+        let m = Marker {
+            stream: Stream::Stdout,
+            first: 7,
+            last: 7,
+            reasons: vec![("budget".into(), 1)],
+            handle: "00000000".into(),
+        };
+        assert_eq!(
+            m.render(),
+            "[lens: elided stdout 7-7 (1 line: budget 1) handle=00000000]"
+        );
+        assert!(Marker::parse(&m.render()).is_some());
+    }
+
+    #[test]
+    fn rejects_inconsistent_or_foreign_lines() {
+        assert!(Marker::parse("[lens: elided stdout 5-3 (1 line) handle=00000000]").is_none());
+        assert!(Marker::parse("[lens: elided stdout 1-3 (2 lines) handle=00000000]").is_none());
+        assert!(Marker::parse("[lens: elided stdout 1-3 (3 lines) handle=../../x]").is_none());
+        assert!(Marker::parse("error: x").is_none());
+    }
+
+    #[test]
+    fn tally_orders_by_reason() {
+        let t = tally([Reason::Budget, Reason::Progress, Reason::Budget].into_iter());
+        assert_eq!(t, vec![("progress".into(), 1), ("budget".into(), 2)]);
+    }
+}

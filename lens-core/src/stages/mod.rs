@@ -1,0 +1,11 @@
+//! The stages, in the order `annotate` runs them. Each only annotates the `Doc`.
+
+pub mod ansi;
+pub mod blocks;
+pub mod classify;
+pub mod context;
+pub mod dedupe;
+pub mod level;
+pub mod patterns;
+pub mod progress;
+pub mod rank;

@@ -1,0 +1,151 @@
+//! Progress elision: redraws, spinners and runs of `Compiling x` / `Downloading y`
+//! style lines are dropped and reported as a count in the marker.
+//!
+//! A single progress line is left alone (its marker would cost more than it), and so
+//! is the last line of a run that ends the stream, which is often the one that says
+//! how the run ended.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::doc::{Class, Doc, Reason, Stream};
+use crate::stages::ansi;
+
+static PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(?:",
+        // cargo, right-aligned verbs
+        r"\s*(?:Compiling|Checking|Downloading|Downloaded|Fetching|Updating|Locking|Adding|Blocking|Fresh|Documenting|Packaging|Verifying|Unpacking|Installing|Resolving|Building|Removing|Updated)\s+\S",
+        // pip
+        r"|\s*(?:Collecting|Obtaining|Using cached|Requirement already satisfied|Preparing metadata|Getting requirements|Installing build dependencies|Created wheel|Stored in directory|Building wheel)\b",
+        // npm, yarn, pnpm
+        r"|npm (?:http|timing|sill|verb)\b|(?:idealTree|reify|fetchMetadata|extract|preinstall):",
+        r"|Progress: resolved \d+",
+        // git transfer
+        r"|(?:remote: )?(?:Enumerating|Counting|Compressing|Receiving|Resolving|Writing) (?:objects|deltas):",
+        r"|Unpacking objects:|Updating files:",
+        // apt, docker
+        r"|(?:Get|Hit|Ign):\d+ |Reading package lists|Building dependency tree|Reading state information|Selecting previously unselected|Preparing to unpack|Setting up |Processing triggers",
+        r"|[0-9a-f]{12}: (?:Pulling fs layer|Waiting|Downloading|Verifying Checksum|Download complete|Extracting|Pull complete)",
+        // make recursion noise
+        r"|make(?:\[\d+\])?: (?:Entering|Leaving) directory",
+        // spinners and bare percentage bars
+        r"|\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏⣾⣽⣻⢿⡿⣟⣯⣷|/\\-]\s",
+        r"|.*(?:\[[#=>\-. ]{8,}\]|[█▉▊▋▌▍▎▏░▒▓━─]{6,}).*\d{1,3}(?:\.\d+)?\s?%",
+        r"|\s*\d{1,3}(?:\.\d+)?%\s*(?:\||$)",
+        r")"
+    ))
+    .expect("progress pattern compiles")
+});
+
+/// True when `text` reads as a progress report.
+pub fn is_progress(text: &str) -> bool {
+    PROGRESS.is_match(text)
+}
+
+/// Marks progress lines and drops the runs of them.
+pub fn run(doc: &mut Doc) {
+    for line in doc.lines.iter_mut() {
+        if line.class == Class::Blank {
+            continue;
+        }
+        if ansi::redrawn(line.raw) || is_progress(&line.text) {
+            line.class = Class::Progress;
+        }
+    }
+    for stream in [Stream::Stdout, Stream::Stderr] {
+        let range = doc.range(stream);
+        let end = range.end;
+        let mut i = range.start;
+        while i < end {
+            if doc.lines[i].class != Class::Progress {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < end && doc.lines[i].class == Class::Progress {
+                i += 1;
+            }
+            // A run of one stays; a run that ends the stream keeps its last line.
+            let last = if i == end { i - 1 } else { i };
+            if last - start >= 2 {
+                for line in &mut doc.lines[start..last] {
+                    line.drop_for(Reason::Progress);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doc::Fate;
+
+    fn doc<'a>(argv: &'a [String], out: &'a str) -> Doc<'a> {
+        Doc::new(argv, out, "", 0)
+    }
+
+    #[test]
+    fn recognises_common_progress() {
+        for l in [
+            "   Compiling serde v1.0.200",
+            "  Downloaded regex v1.10.0",
+            "Collecting pytest==8.0",
+            "Receiving objects:  45% (450/1000)",
+            "remote: Counting objects: 100% (3/3), done.",
+            "Get:1 http://deb stable InRelease [151 kB]",
+            "make[1]: Entering directory '/src'",
+            "⠋ resolving",
+            "[########........] 45%",
+            " 45%|████████████          | 45/100",
+        ] {
+            assert!(is_progress(l), "{l}");
+        }
+        for l in [
+            "error: could not compile `x`",
+            "    Finished dev [unoptimized] target(s)",
+            "test foo ... ok",
+            "src/a.rs:3: unused",
+            "Installing: the answer",
+        ] {
+            assert!(!is_progress(l), "{l}");
+        }
+    }
+
+    #[test]
+    fn drops_runs_but_keeps_the_last_line_of_a_stream() {
+        let argv = vec![];
+        let out = "start\n  Compiling a v1\n  Compiling b v1\n  Compiling c v1\n";
+        let mut d = doc(&argv, out);
+        run(&mut d);
+        let fates: Vec<_> = d.lines.iter().map(|l| l.fate).collect();
+        assert_eq!(
+            fates,
+            vec![
+                Fate::Keep,
+                Fate::Drop(Reason::Progress),
+                Fate::Drop(Reason::Progress),
+                Fate::Keep
+            ]
+        );
+    }
+
+    #[test]
+    fn a_single_progress_line_stays() {
+        let argv = vec![];
+        let mut d = doc(&argv, "a\n  Compiling a v1\nb\n");
+        run(&mut d);
+        assert!(d.lines.iter().all(|l| l.shown()));
+    }
+
+    #[test]
+    fn redraws_are_progress() {
+        let argv = vec![];
+        let mut d = doc(&argv, "x 1%\rx 50%\rx 100%\ny 1%\ry 100%\nz 1%\rz 2%\ndone\n");
+        run(&mut d);
+        assert_eq!(d.lines[0].fate, Fate::Drop(Reason::Progress));
+        assert!(d.lines[3].shown());
+    }
+}

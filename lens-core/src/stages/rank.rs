@@ -1,0 +1,234 @@
+//! Rank and budget: when what is left is larger than the budget, keep the lines that
+//! say the most per byte and drop the rest.
+//!
+//! A line's score comes from its class, from how rare its shape is in this output
+//! (digits and ids masked, so `record 17 ok` and `record 18 ok` share one shape and a
+//! one-off line stands out), and from its position: the first lines name what ran, the
+//! last ones usually say how it ended.
+
+use std::collections::HashMap;
+
+use crate::doc::{Class, Doc, Fate, Reason, Stream};
+use crate::handle::fnv1a;
+
+/// Bytes one marker line costs, roughly; reserved per gap the selection opens.
+const MARKER_COST: usize = 72;
+
+/// Scores every line, then fits the kept ones under `budget` bytes.
+pub fn run(doc: &mut Doc, budget: usize) {
+    score(doc);
+    cap_forced(doc, budget.saturating_mul(4));
+    fit(doc, budget);
+}
+
+/// A hash of the line's shape: runs of letters and digits that contain a digit are
+/// masked, so numbered repeats of one template share a shape.
+pub fn shape(text: &str) -> u32 {
+    let mut h = 0x811c_9dc5u32;
+    let b = text.trim().as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphanumeric() {
+            let s = i;
+            let mut digit = false;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                digit |= b[i].is_ascii_digit();
+                i += 1;
+            }
+            h = if digit {
+                fnv1a(h, b"#")
+            } else {
+                fnv1a(h, &b[s..i])
+            };
+        } else {
+            h = fnv1a(h, &b[i..i + 1]);
+            i += 1;
+        }
+    }
+    h
+}
+
+fn score(doc: &mut Doc) {
+    let mut counts: HashMap<u32, u32> = HashMap::with_capacity(doc.lines.len() / 4 + 1);
+    let shapes: Vec<u32> = doc.lines.iter().map(|l| shape(&l.text)).collect();
+    for s in &shapes {
+        *counts.entry(*s).or_default() += 1;
+    }
+    for stream in [Stream::Stdout, Stream::Stderr] {
+        let range = doc.range(stream);
+        let (start, end) = (range.start, range.end);
+        // Position of each line counted from the stream's last non-blank line.
+        let mut from_end = usize::MAX;
+        let mut tail_rank = vec![usize::MAX; end - start];
+        let mut seen = 0usize;
+        for i in (start..end).rev() {
+            if doc.lines[i].class != Class::Blank {
+                from_end = seen;
+                seen += 1;
+            }
+            tail_rank[i - start] = from_end;
+        }
+        for i in start..end {
+            let l = &doc.lines[i];
+            let mut s: i32 = match l.class {
+                Class::Error => 1000,
+                Class::Summary => 500,
+                Class::Warning => 300,
+                Class::Plain => 100,
+                Class::Source => 60,
+                Class::Blank => 0,
+                Class::Progress => -100,
+            };
+            s += match counts.get(&shapes[i]).copied().unwrap_or(1) {
+                1 => 200,
+                2..=3 => 100,
+                4..=10 => 30,
+                11..=100 => 0,
+                _ => -50,
+            };
+            if i - start < 3 {
+                s += 150;
+            }
+            if tail_rank[i - start] < 5 {
+                s += 350 - 40 * tail_rank[i - start] as i32;
+            }
+            if l.class == Class::Plain && mentions_trouble(&l.text) {
+                s += 150;
+            }
+            doc.lines[i].score = s;
+        }
+    }
+}
+
+fn mentions_trouble(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    ["error", "fail", "warn", "panic", "exception", "denied", "not found", "missing"]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
+/// Forced lines can outgrow any budget (a cascade of errors); past `ceiling` bytes,
+/// the later ones go back to being ranked like any other line.
+fn cap_forced(doc: &mut Doc, ceiling: usize) {
+    let mut spent = 0usize;
+    for l in doc.lines.iter_mut() {
+        if l.fate != Fate::Force {
+            continue;
+        }
+        spent += l.text.len() + 1;
+        if spent > ceiling {
+            l.fate = Fate::Keep;
+        }
+    }
+}
+
+fn fit(doc: &mut Doc, budget: usize) {
+    let shown: usize = doc
+        .lines
+        .iter()
+        .filter(|l| l.shown())
+        .map(|l| l.text.len() + 1)
+        .sum();
+    if shown <= budget {
+        return;
+    }
+    let forced: usize = doc
+        .lines
+        .iter()
+        .filter(|l| l.fate == Fate::Force)
+        .map(|l| l.text.len() + 1)
+        .sum();
+    let mut room = budget.saturating_sub(forced);
+    let mut order: Vec<usize> = (0..doc.lines.len())
+        .filter(|&i| doc.lines[i].fate == Fate::Keep)
+        .collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(doc.lines[i].score), i));
+    let mut chosen = vec![false; doc.lines.len()];
+    for i in order {
+        let l = &doc.lines[i];
+        if l.class == Class::Blank {
+            continue;
+        }
+        let cost = l.text.len() + 1 + MARKER_COST;
+        if cost <= room {
+            room -= cost;
+            chosen[i] = true;
+        }
+    }
+    for (i, l) in doc.lines.iter_mut().enumerate() {
+        if l.fate == Fate::Keep && !chosen[i] {
+            l.fate = Fate::Drop(Reason::Budget);
+        }
+    }
+    // A blank line kept between two dropped ones only splits one marker into two.
+    for i in 0..doc.lines.len() {
+        if doc.lines[i].class != Class::Blank || doc.lines[i].fate != Fate::Keep {
+            continue;
+        }
+        let before = i == 0 || !doc.lines[i - 1].shown();
+        let after = i + 1 >= doc.lines.len() || !doc.lines[i + 1].shown();
+        if before && after {
+            doc.lines[i].fate = Fate::Drop(Reason::Budget);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stages::classify;
+
+    #[test]
+    fn shape_masks_numbered_tokens() {
+        assert_eq!(shape("record 17 ok"), shape("record 18 ok"));
+        assert_eq!(shape("id a1b2c3 done"), shape("id ffff00 done"));
+        assert_ne!(shape("record 17 ok"), shape("record 17 failed"));
+    }
+
+    #[test]
+    fn keeps_the_rare_line_and_the_tail_under_budget() {
+        let mut out = String::new();
+        for i in 0..2000 {
+            out.push_str(&format!("processing record {i} checksum {:08x} ok\n", i * 7919));
+            if i == 1000 {
+                out.push_str("the deploy key is stored under vault path kv/app\n");
+            }
+        }
+        out.push_str("done: 2000 records\n");
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, &out, "", 0);
+        classify::run(&mut doc);
+        run(&mut doc, 1024);
+        let kept: Vec<&str> = doc
+            .lines
+            .iter()
+            .filter(|l| l.shown())
+            .map(|l| l.raw)
+            .collect();
+        assert!(kept.contains(&"the deploy key is stored under vault path kv/app"));
+        assert!(kept.contains(&"done: 2000 records"));
+        let bytes: usize = kept.iter().map(|l| l.len() + 1).sum();
+        assert!(bytes <= 1024, "{bytes}");
+    }
+
+    #[test]
+    fn leaves_small_outputs_alone() {
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, "a\nb\n", "", 0);
+        run(&mut doc, 1024);
+        assert!(doc.lines.iter().all(|l| l.fate == Fate::Keep));
+    }
+
+    #[test]
+    fn caps_forced_lines() {
+        let argv = vec![];
+        let out = "error: x\n".repeat(100);
+        let mut doc = Doc::new(&argv, &out, "", 1);
+        for l in doc.lines.iter_mut() {
+            l.fate = Fate::Force;
+        }
+        run(&mut doc, 40);
+        let shown = doc.lines.iter().filter(|l| l.shown()).count();
+        assert!(shown < 100 && shown >= 16, "{shown}");
+    }
+}
