@@ -119,7 +119,10 @@ impl Config {
     /// Parses TOML text; the error is one line naming the problem.
     pub fn parse(text: &str) -> Result<Config, String> {
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            format!("not valid TOML or not a Lens setting: {}", one_line(&e.to_string()))
+            format!(
+                "not valid TOML or not a Lens setting: {}",
+                one_line(&e.to_string())
+            )
         })?;
         let mut store = StoreCaps::default();
         if let Some(s) = raw.store.max_bytes {
@@ -264,7 +267,10 @@ drop = ['^\s+Running']
             ("level = 7", "use 0, 1, 2 or 3"),
             ("budget = \"lots\"", "not a size"),
             ("colour = true", "unknown field"),
-            ("[[command]]\nprefix = \"x\"\ndrop = ['(']", "does not compile"),
+            (
+                "[[command]]\nprefix = \"x\"\ndrop = ['(']",
+                "does not compile",
+            ),
             ("level = ", "not valid TOML"),
         ] {
             let e = Config::parse(text).unwrap_err();

@@ -67,7 +67,15 @@ mod tests {
     #[test]
     fn parses_only_eight_lowercase_hex_digits() {
         assert!(Handle::parse("0a1b2c3d").is_some());
-        for bad in ["0A1B2C3D", "0a1b2c3", "0a1b2c3d4", "../../et", "0a1b2c3g", "", "/tmp/abc"] {
+        for bad in [
+            "0A1B2C3D",
+            "0a1b2c3",
+            "0a1b2c3d4",
+            "../../et",
+            "0a1b2c3g",
+            "",
+            "/tmp/abc",
+        ] {
             assert!(Handle::parse(bad).is_none(), "{bad}");
         }
     }

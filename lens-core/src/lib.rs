@@ -161,7 +161,7 @@ pub fn annotate(doc: &mut Doc, opts: &Options) {
 /// The view of a finished run.
 ///
 /// Raw output comes back unchanged at level 3, when there is no handle, for a stream
-/// that is not valid UTF-8, and whenever the view would not be smaller than the raw.
+/// that is not valid UTF-8, and whenever no view would be smaller than the raw.
 pub fn view<'a>(req: &Request<'a>, opts: &Options) -> View<'a> {
     let raw = View {
         stdout: Cow::Borrowed(req.stdout),
@@ -194,6 +194,18 @@ pub fn view<'a>(req: &Request<'a>, opts: &Options) -> View<'a> {
     let elided = doc.lines.iter().any(|l| !l.shown());
     let size = |v: &Option<String>, r: &[u8]| v.as_ref().map_or(r.len(), |s| s.len());
     if size(&v_out, req.stdout) + size(&v_err, req.stderr) >= req.stdout.len() + req.stderr.len() {
+        // Markers can cost more than the few lines they stand for. A narrower level
+        // then falls back to level 2's view (which shows a superset of its lines),
+        // and level 2 to the raw output.
+        if opts.level < Level::Two {
+            return view(
+                req,
+                &Options {
+                    level: Level::Two,
+                    ..opts.clone()
+                },
+            );
+        }
         return raw;
     }
     View {
@@ -262,8 +274,14 @@ mod tests {
         assert!(elided);
         assert!(e.is_empty());
         let lines: Vec<&str> = o.lines().collect();
-        assert_eq!(lines[0], "[lens: summary exit=0 stdout=100 stderr=0 errors=0 warnings=0 handle=0000abcd]");
-        assert_eq!(lines[1], "[lens: elided stdout 1-99 (99 lines: level 99) handle=0000abcd]");
+        assert_eq!(
+            lines[0],
+            "[lens: summary exit=0 stdout=100 stderr=0 errors=0 warnings=0 handle=0000abcd]"
+        );
+        assert_eq!(
+            lines[1],
+            "[lens: elided stdout 1-99 (99 lines: level 99) handle=0000abcd]"
+        );
         assert_eq!(lines[2], "line 99");
     }
 
@@ -276,7 +294,9 @@ mod tests {
 
     #[test]
     fn level_one_never_renders_empty() {
-        let out: String = (0..300).map(|i| format!("src/f{i}.rs:{i}: match\n")).collect();
+        let out: String = (0..300)
+            .map(|i| format!("src/f{i}.rs:{i}: match\n"))
+            .collect();
         let (o, _, _) = run(&out, "", 0, Level::One);
         assert!(o.starts_with("src/f0.rs:0: match\n"));
         assert_eq!(o.lines().filter(|l| !l.starts_with("[lens:")).count(), 20);

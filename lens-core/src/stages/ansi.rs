@@ -99,10 +99,7 @@ mod tests {
 
     #[test]
     fn strips_colour_and_osc() {
-        assert_eq!(
-            visible("\x1b[1m\x1b[31merror\x1b[0m: boom"),
-            "error: boom"
-        );
+        assert_eq!(visible("\x1b[1m\x1b[31merror\x1b[0m: boom"), "error: boom");
         assert_eq!(visible("\x1b]8;;http://x\x07link\x1b]8;;\x07"), "link");
         assert_eq!(visible("a\x1b(Bb"), "ab");
     }

@@ -62,11 +62,7 @@ mod tests {
         blocks::run(&mut doc);
         classify::run(&mut doc);
         run(&mut doc, 1000);
-        let forced: Vec<_> = doc
-            .lines
-            .iter()
-            .map(|l| l.fate == Fate::Force)
-            .collect();
+        let forced: Vec<_> = doc.lines.iter().map(|l| l.fate == Fate::Force).collect();
         assert_eq!(
             forced,
             vec![false, true, true, true, true, true, false, false, false, false]

@@ -143,7 +143,10 @@ mod tests {
     #[test]
     fn redraws_are_progress() {
         let argv = vec![];
-        let mut d = doc(&argv, "x 1%\rx 50%\rx 100%\ny 1%\ry 100%\nz 1%\rz 2%\ndone\n");
+        let mut d = doc(
+            &argv,
+            "x 1%\rx 50%\rx 100%\ny 1%\ry 100%\nz 1%\rz 2%\ndone\n",
+        );
         run(&mut d);
         assert_eq!(d.lines[0].fate, Fate::Drop(Reason::Progress));
         assert!(d.lines[3].shown());

@@ -102,9 +102,18 @@ fn score(doc: &mut Doc) {
 
 fn mentions_trouble(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
-    ["error", "fail", "warn", "panic", "exception", "denied", "not found", "missing"]
-        .iter()
-        .any(|w| lower.contains(w))
+    [
+        "error",
+        "fail",
+        "warn",
+        "panic",
+        "exception",
+        "denied",
+        "not found",
+        "missing",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
 }
 
 /// Forced lines can outgrow any budget (a cascade of errors); past `ceiling` bytes,
@@ -189,7 +198,10 @@ mod tests {
     fn keeps_the_rare_line_and_the_tail_under_budget() {
         let mut out = String::new();
         for i in 0..2000 {
-            out.push_str(&format!("processing record {i} checksum {:08x} ok\n", i * 7919));
+            out.push_str(&format!(
+                "processing record {i} checksum {:08x} ok\n",
+                i * 7919
+            ));
             if i == 1000 {
                 out.push_str("the deploy key is stored under vault path kv/app\n");
             }
@@ -229,6 +241,6 @@ mod tests {
         }
         run(&mut doc, 40);
         let shown = doc.lines.iter().filter(|l| l.shown()).count();
-        assert!(shown < 100 && shown >= 16, "{shown}");
+        assert!((16..100).contains(&shown), "{shown}");
     }
 }

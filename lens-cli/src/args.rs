@@ -1,0 +1,296 @@
+//! Argument parsing, by hand. Flags before the command are Lens's; everything from
+//! the command name on belongs to the child, so `lens mytool --level 3` passes
+//! `--level 3` to mytool.
+
+use std::ffi::OsString;
+
+use lens_core::config::parse_size;
+use lens_core::{Level, Stream};
+
+/// What the user asked for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Invocation {
+    /// Run a command and show its view.
+    Run(RunArgs),
+    /// Print a stored run.
+    Show(ShowArgs),
+    /// Summarise the run log.
+    Stats {
+        /// Print JSON instead of a table.
+        json: bool,
+    },
+    /// Print usage.
+    Help,
+    /// Print the version.
+    Version,
+}
+
+/// `lens [--level N] [--budget B] <cmd> [args…]`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RunArgs {
+    /// Level from the command line, if given.
+    pub level: Option<Level>,
+    /// Budget from the command line, if given.
+    pub budget: Option<usize>,
+    /// The child's argv.
+    pub argv: Vec<OsString>,
+}
+
+/// `lens show <handle> [--level N] [--stream S] [--lines A-B] [--budget B]`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ShowArgs {
+    /// The handle, as typed (validated by the store).
+    pub handle: String,
+    /// Level to render at; 3 (raw) by default.
+    pub level: Level,
+    /// One stream only.
+    pub stream: Option<Stream>,
+    /// A 1-based inclusive line range.
+    pub lines: Option<(u32, u32)>,
+    /// Budget for levels below 3.
+    pub budget: Option<usize>,
+}
+
+/// Usage text.
+pub const USAGE: &str = "\
+usage: lens [--level 0|1|2|3] [--budget SIZE] [--] <command> [args...]
+       lens show <handle> [--level N] [--stream stdout|stderr] [--lines A-B] [--budget SIZE]
+       lens stats [--json]
+       lens --help | --version
+
+Runs <command>, stores its full output, and prints a smaller view: stdout's view on
+stdout, stderr's on stderr, the command's exit code as Lens's. Every elided run of
+lines becomes one marker naming the stream, the raw line range and the store handle.
+
+  --level N      0 counts and one line, 1 failures (or the head), 2 ranked view
+                 under the budget (default), 3 raw
+  --budget SIZE  view budget for level 2, in bytes; k and m suffixes (default 4k)
+
+Flags after the command name are the command's. Use `--` to run a command named
+`show` or `stats`. Environment: LENS_STORE, LENS_LOG_DIR, LENS_CONFIG.";
+
+/// Parses Lens's own arguments. The error is one line naming the problem and the fix.
+pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
+    let mut it = args.into_iter().peekable();
+    let mut level = None;
+    let mut budget = None;
+    let first = it.peek().and_then(|a| a.to_str()).map(str::to_owned);
+    match first.as_deref() {
+        Some("show") => {
+            it.next();
+            return parse_show(it.map(lossy).collect());
+        }
+        Some("stats") => {
+            it.next();
+            let rest: Vec<String> = it.map(lossy).collect();
+            return match rest.as_slice() {
+                [] => Ok(Invocation::Stats { json: false }),
+                [j] if j == "--json" => Ok(Invocation::Stats { json: true }),
+                [x, ..] => Err(format!(
+                    "lens stats: unknown argument {x:?}; the only flag is --json"
+                )),
+            };
+        }
+        _ => {}
+    }
+    while let Some(a) = it.peek() {
+        let Some(s) = a.to_str() else { break };
+        if !s.starts_with('-') || s == "-" {
+            break;
+        }
+        let s = s.to_owned();
+        it.next();
+        let (flag, inline) = match s.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (s.clone(), None),
+        };
+        match flag.as_str() {
+            "--" => break,
+            "-h" | "--help" => return Ok(Invocation::Help),
+            "-V" | "--version" => return Ok(Invocation::Version),
+            "--level" | "-l" => {
+                let v = value(&flag, inline, &mut it)?;
+                level = Some(parse_level(&v)?);
+            }
+            "--budget" | "-b" => {
+                let v = value(&flag, inline, &mut it)?;
+                budget = Some(parse_budget(&v)?);
+            }
+            _ => {
+                return Err(format!(
+                    "unknown option {s:?} before the command; Lens's options are --level and --budget (put the command's own flags after its name, or use -- first)"
+                ))
+            }
+        }
+    }
+    let argv: Vec<OsString> = it.collect();
+    if argv.is_empty() {
+        return Err(
+            "no command given; usage: lens [--level N] [--budget SIZE] <command> [args...]".into(),
+        );
+    }
+    Ok(Invocation::Run(RunArgs {
+        level,
+        budget,
+        argv,
+    }))
+}
+
+fn lossy(a: OsString) -> String {
+    a.to_string_lossy().into_owned()
+}
+
+fn value(
+    flag: &str,
+    inline: Option<String>,
+    it: &mut impl Iterator<Item = OsString>,
+) -> Result<String, String> {
+    inline
+        .or_else(|| it.next().map(lossy))
+        .ok_or_else(|| format!("{flag} needs a value"))
+}
+
+fn parse_level(v: &str) -> Result<Level, String> {
+    v.parse::<u8>()
+        .ok()
+        .and_then(Level::from_digit)
+        .ok_or_else(|| format!("--level {v:?} is not a level; use 0, 1, 2 or 3"))
+}
+
+fn parse_budget(v: &str) -> Result<usize, String> {
+    parse_size(v).filter(|&n| n > 0).ok_or_else(|| {
+        format!("--budget {v:?} is not a size; use bytes with an optional k or m suffix, e.g. 4k")
+    })
+}
+
+fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
+    let mut it = args.into_iter();
+    let mut handle = None;
+    let mut show = ShowArgs {
+        handle: String::new(),
+        level: Level::Three,
+        stream: None,
+        lines: None,
+        budget: None,
+    };
+    while let Some(a) = it.next() {
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (a.clone(), None),
+        };
+        let mut val = || {
+            inline
+                .clone()
+                .or_else(|| it.next())
+                .ok_or_else(|| format!("lens show: {flag} needs a value"))
+        };
+        match flag.as_str() {
+            "--level" | "-l" => show.level = parse_level(&val()?)?,
+            "--budget" | "-b" => show.budget = Some(parse_budget(&val()?)?),
+            "--stream" => {
+                let v = val()?;
+                show.stream = Some(Stream::parse(&v).ok_or_else(|| {
+                    format!("lens show: --stream {v:?} is not a stream; use stdout or stderr")
+                })?);
+            }
+            "--lines" => {
+                let v = val()?;
+                show.lines = Some(parse_range(&v).ok_or_else(|| {
+                    format!("lens show: --lines {v:?} is not a range; use A-B with 1 <= A <= B, as a marker prints it")
+                })?);
+            }
+            f if f.starts_with('-') => {
+                return Err(format!(
+                "lens show: unknown option {f:?}; options are --level, --stream, --lines, --budget"
+            ))
+            }
+            _ if handle.is_none() => handle = Some(a),
+            _ => {
+                return Err(format!(
+                    "lens show: unexpected argument {a:?}; give one handle"
+                ))
+            }
+        }
+    }
+    show.handle = handle.ok_or("lens show: no handle given; usage: lens show <handle> [--level N] [--stream S] [--lines A-B]")?;
+    Ok(Invocation::Show(show))
+}
+
+fn parse_range(v: &str) -> Option<(u32, u32)> {
+    let (a, b) = v.split_once('-').unwrap_or((v, v));
+    let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
+    (a >= 1 && b >= a).then_some((a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<Invocation, String> {
+        parse(args.iter().map(OsString::from).collect())
+    }
+
+    fn run(args: &[&str]) -> RunArgs {
+        match p(args).unwrap() {
+            Invocation::Run(r) => r,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn flags_before_the_command_are_lenss() {
+        let r = run(&["--level", "1", "--budget=2k", "cargo", "build"]);
+        assert_eq!(r.level, Some(Level::One));
+        assert_eq!(r.budget, Some(2048));
+        assert_eq!(r.argv, vec![OsString::from("cargo"), "build".into()]);
+    }
+
+    #[test]
+    fn flags_after_the_command_are_the_childs() {
+        let r = run(&["mytool", "--level", "3"]);
+        assert_eq!(r.level, None);
+        assert_eq!(r.argv.len(), 3);
+        let r = run(&["--", "show", "x"]);
+        assert_eq!(r.argv[0], "show");
+    }
+
+    #[test]
+    fn errors_are_one_line() {
+        for (args, needle) in [
+            (&["--frobnicate", "ls"][..], "unknown option"),
+            (&["--level", "7", "ls"][..], "use 0, 1, 2 or 3"),
+            (&["--budget", "lots", "ls"][..], "not a size"),
+            (&["--level"][..], "needs a value"),
+            (&[][..], "no command given"),
+            (&["show"][..], "no handle"),
+            (&["show", "abc", "--lines", "5-2"][..], "not a range"),
+            (&["stats", "--csv"][..], "--json"),
+        ] {
+            let e = p(args).unwrap_err();
+            assert!(e.contains(needle), "{args:?}: {e}");
+            assert!(!e.contains('\n'));
+        }
+    }
+
+    #[test]
+    fn show_and_stats() {
+        let s = match p(&[
+            "show", "1a2b3c4d", "--stream", "stderr", "--lines", "3-9", "--level", "2",
+        ])
+        .unwrap()
+        {
+            Invocation::Show(s) => s,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(s.handle, "1a2b3c4d");
+        assert_eq!(s.stream, Some(Stream::Stderr));
+        assert_eq!(s.lines, Some((3, 9)));
+        assert_eq!(s.level, Level::Two);
+        assert_eq!(
+            p(&["stats", "--json"]).unwrap(),
+            Invocation::Stats { json: true }
+        );
+        assert_eq!(p(&["--help"]).unwrap(), Invocation::Help);
+        assert_eq!(p(&["-V"]).unwrap(), Invocation::Version);
+    }
+}

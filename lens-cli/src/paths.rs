@@ -1,0 +1,34 @@
+//! Where Lens keeps things: `LENS_STORE`, `LENS_LOG_DIR` and `LENS_CONFIG` when set,
+//! else the XDG directories, else the usual places under `$HOME`.
+
+use std::env;
+use std::path::PathBuf;
+
+fn xdg(var: &str, fallback: &str) -> PathBuf {
+    match env::var_os(var).filter(|v| !v.is_empty()) {
+        Some(v) => PathBuf::from(v),
+        None => PathBuf::from(env::var_os("HOME").unwrap_or_else(|| "/tmp".into())).join(fallback),
+    }
+}
+
+fn from_env(var: &str) -> Option<PathBuf> {
+    env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The store: one directory per run.
+pub fn store() -> PathBuf {
+    from_env("LENS_STORE").unwrap_or_else(|| xdg("XDG_CACHE_HOME", ".cache").join("lens/store"))
+}
+
+/// The directory holding `runs.jsonl`.
+pub fn log_dir() -> PathBuf {
+    from_env("LENS_LOG_DIR").unwrap_or_else(|| xdg("XDG_STATE_HOME", ".local/state").join("lens"))
+}
+
+/// The configuration file.
+pub fn config() -> PathBuf {
+    from_env("LENS_CONFIG")
+        .unwrap_or_else(|| xdg("XDG_CONFIG_HOME", ".config").join("lens/config.toml"))
+}

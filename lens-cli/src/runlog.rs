@@ -1,0 +1,150 @@
+//! The run log: one JSON record per run in `runs.jsonl`. Argv is logged, output never.
+//!
+//! A passthrough record omits exit, duration and byte counts: exec replaced the
+//! process, so there is no outcome to report and a placeholder would be a fabricated
+//! number in `lens stats`. Writing the log never fails the run.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// One line of `runs.jsonl`.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Milliseconds since the Unix epoch when the run started.
+    pub ts_ms: u64,
+    /// The command line as typed.
+    pub argv: Vec<String>,
+    /// The level the view was rendered at.
+    pub level: u8,
+    /// True when the command was exec'd untouched.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub passthrough: bool,
+    /// Exit code (absent for passthrough).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<i32>,
+    /// Duration in milliseconds (absent for passthrough).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dur_ms: Option<u64>,
+    /// Bytes the child wrote, both streams (absent for passthrough).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_in: Option<u64>,
+    /// Bytes Lens printed, both streams (absent for passthrough).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_out: Option<u64>,
+    /// Store handle, when the output was stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handle: Option<String>,
+}
+
+/// Appends a record; every error is swallowed (invariant 10).
+pub fn append(dir: &Path, record: &Record) {
+    let _ = try_append(dir, record);
+}
+
+fn try_append(dir: &Path, record: &Record) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    let mut f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("runs.jsonl"))?;
+    // One write call per record keeps concurrent appends from interleaving.
+    f.write_all(&line)
+}
+
+/// Reads every record; returns them and the count of lines that did not parse.
+pub fn read(dir: &Path) -> std::io::Result<(Vec<Record>, usize)> {
+    let text = std::fs::read_to_string(dir.join("runs.jsonl"))?;
+    let mut bad = 0;
+    let records = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .filter_map(|l| match serde_json::from_str(l) {
+            Ok(r) => Some(r),
+            Err(_) => {
+                bad += 1;
+                None
+            }
+        })
+        .collect();
+    Ok((records, bad))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passthrough_records_omit_outcomes() {
+        let r = Record {
+            ts_ms: 1,
+            argv: vec!["vim".into()],
+            level: 2,
+            passthrough: true,
+            exit: None,
+            dur_ms: None,
+            bytes_in: None,
+            bytes_out: None,
+            handle: None,
+        };
+        let s = serde_json::to_string(&r).unwrap();
+        assert_eq!(
+            s,
+            r#"{"ts_ms":1,"argv":["vim"],"level":2,"passthrough":true}"#
+        );
+    }
+
+    #[test]
+    fn appends_and_reads_back_skipping_damage() {
+        let dir = std::env::temp_dir().join(format!("lens-runlog-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let r = Record {
+            ts_ms: 1,
+            argv: vec!["ls".into()],
+            level: 2,
+            passthrough: false,
+            exit: Some(0),
+            dur_ms: Some(3),
+            bytes_in: Some(100),
+            bytes_out: Some(40),
+            handle: Some("0000abcd".into()),
+        };
+        append(&dir, &r);
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.join("runs.jsonl"))
+            .unwrap()
+            .write_all(b"{not json\n")
+            .unwrap();
+        append(&dir, &r);
+        let (records, bad) = read(&dir).unwrap();
+        assert_eq!(records, vec![r.clone(), r]);
+        assert_eq!(bad, 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn unwritable_log_dir_is_swallowed() {
+        let f = std::env::temp_dir().join(format!("lens-runlog-file-{}", std::process::id()));
+        std::fs::write(&f, b"x").unwrap();
+        append(
+            &f.join("sub"),
+            &Record {
+                ts_ms: 0,
+                argv: vec![],
+                level: 2,
+                passthrough: true,
+                exit: None,
+                dur_ms: None,
+                bytes_in: None,
+                bytes_out: None,
+                handle: None,
+            },
+        );
+        std::fs::remove_file(&f).unwrap();
+    }
+}

