@@ -10,6 +10,7 @@
 .DEFAULT_GOAL := help
 
 include build/rust.mk
+include build/harness.mk
 include build/tools.mk
 
 .PHONY: help

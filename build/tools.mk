@@ -1,13 +1,11 @@
-# Repository tooling in Python, kept ruff-clean.
+# Repository tooling in Python (tools/, and the case setup scripts), kept ruff-clean.
 RUFF ?= ruff
-PY_SOURCES := $(wildcard tools/*.py)
+PY_SOURCES := $(wildcard tools/*.py) cases/_lib $(wildcard cases/*/setup)
 
 .PHONY: ruff fmt-py
 ruff:
-ifneq ($(PY_SOURCES),)
-	$(RUFF) check tools
-	$(RUFF) format --check tools
-endif
+	$(RUFF) check $(PY_SOURCES)
+	$(RUFF) format --check $(PY_SOURCES)
 
 fmt-py:
-	$(RUFF) format tools
+	$(RUFF) format $(PY_SOURCES)

@@ -1,0 +1,213 @@
+//! `compare`: the byte, needle and names table of Lens against raw output and rtk.
+//!
+//! Invoked under another program's name it is that program's record/replay shim.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use harness::compare::{self, Mode, Settings};
+use harness::report::{self, CompareResults};
+use harness::{case, env, shim};
+
+const USAGE: &str = "\
+usage: compare [--mode replay|record|live] [--cases a,b,...] [--lens PATH] [--rtk PATH | --no-rtk]
+               [--out FILE] [--cases-dir DIR] [--work DIR] [--isolation dir]
+       compare --render FILE
+
+Runs every case in cases/ raw, through Lens at levels 2, 1 and 0, and through rtk
+where rtk claims the command; prints a markdown table and writes results/compare.json.
+
+  replay  (default) serve every command from the committed recordings; rtk is re-run
+          when installed, else its recorded view is used and labelled so
+  record  run the real tools and refresh the recordings
+  live    run everything for real
+  --render FILE  print the markdown table of an existing results file";
+
+struct Args {
+    mode: Mode,
+    cases: Vec<String>,
+    lens: Option<PathBuf>,
+    rtk: Option<PathBuf>,
+    no_rtk: bool,
+    out: PathBuf,
+    cases_dir: PathBuf,
+    work: PathBuf,
+    render: Option<PathBuf>,
+}
+
+fn parse(args: Vec<String>) -> Result<Args> {
+    let mut a = Args {
+        mode: Mode::Replay,
+        cases: Vec::new(),
+        lens: None,
+        rtk: None,
+        no_rtk: false,
+        out: PathBuf::from("results/compare.json"),
+        cases_dir: PathBuf::from("cases"),
+        work: PathBuf::from("/tmp/lens-compare"),
+        render: None,
+    };
+    let mut it = args.into_iter();
+    while let Some(flag) = it.next() {
+        let mut val = || it.next().with_context(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--mode" => {
+                let v = val()?;
+                a.mode = Mode::parse(&v)
+                    .with_context(|| format!("--mode {v:?}: use replay, record or live"))?;
+            }
+            "--cases" => {
+                a.cases = val()?
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(String::from)
+                    .collect()
+            }
+            "--lens" => a.lens = Some(PathBuf::from(val()?)),
+            "--rtk" => a.rtk = Some(PathBuf::from(val()?)),
+            "--no-rtk" => a.no_rtk = true,
+            "--out" => a.out = PathBuf::from(val()?),
+            "--cases-dir" => a.cases_dir = PathBuf::from(val()?),
+            "--work" => a.work = PathBuf::from(val()?),
+            "--render" => a.render = Some(PathBuf::from(val()?)),
+            "--isolation" => {
+                let v = val()?;
+                if v != "dir" {
+                    bail!(
+                        "--isolation {v:?}: only `dir` is built so far (the microVM image is not)"
+                    );
+                }
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => bail!("unknown argument {other:?}; see compare --help"),
+        }
+    }
+    Ok(a)
+}
+
+fn main() {
+    let raw: Vec<OsString> = std::env::args_os().collect();
+    if let Some(code) = shim::main_if_shim(&raw) {
+        std::process::exit(code);
+    }
+    let args: Vec<String> = raw
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    match parse(args).and_then(run) {
+        Ok(()) => {}
+        Err(e) => {
+            eprintln!("compare: {e:#}");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn default_lens() -> PathBuf {
+    std::env::var_os("LENS_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(format!("out/release/{}/lens", std::env::consts::ARCH)))
+}
+
+fn run(a: Args) -> Result<()> {
+    if let Some(file) = a.render {
+        let r: CompareResults = serde_json::from_slice(
+            &std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?,
+        )
+        .with_context(|| format!("{} is not a compare results file", file.display()))?;
+        print!("{}", report::markdown(&r));
+        return Ok(());
+    }
+    let lens = a.lens.unwrap_or_else(default_lens);
+    let lens = lens.canonicalize().with_context(|| {
+        format!(
+            "no lens binary at {}; build it with `make build` or pass --lens",
+            lens.display()
+        )
+    })?;
+    let real_path = std::env::var_os("PATH").unwrap_or_default();
+    let rtk = if a.no_rtk {
+        None
+    } else {
+        a.rtk.or_else(|| shim::find_program("rtk", &real_path))
+    };
+    let work = a.work;
+    std::fs::create_dir_all(&work)?;
+    let settings = Settings {
+        mode: a.mode,
+        lens,
+        rtk,
+        work_root: work.canonicalize()?,
+        self_exe: std::env::current_exe()?,
+        real_path,
+    };
+    let cases = case::load_all(&a.cases_dir, &a.cases)?;
+    if cases.is_empty() {
+        bail!("no cases under {}", a.cases_dir.display());
+    }
+    warm_rtk(&settings);
+    let mut results = Vec::new();
+    let mut tools = std::collections::BTreeMap::new();
+    for (i, c) in cases.iter().enumerate() {
+        let t = Instant::now();
+        eprint!("[{}/{}] {} ... ", i + 1, cases.len(), c.name);
+        let r = compare::run_case(c, &settings).with_context(|| format!("case {}", c.name))?;
+        let bytes = |n: &str| {
+            r.arms
+                .iter()
+                .find(|x| x.name == n)
+                .and_then(|x| x.measure.as_ref())
+                .map_or("not claimed".to_string(), |m| format!("{} B", m.bytes))
+        };
+        eprintln!(
+            "raw {} B, lens {}, rtk {} ({:.1}s)",
+            r.raw_bytes,
+            bytes("lens-2"),
+            bytes("rtk"),
+            t.elapsed().as_secs_f64()
+        );
+        for (k, v) in &r.versions {
+            tools.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        results.push(r);
+    }
+    let record = CompareResults {
+        command: env::command_line(),
+        git_revision: env::git_revision(),
+        date: env::utc_now(),
+        mode: format!("{:?}", settings.mode).to_lowercase(),
+        machine: env::machine(),
+        tools,
+        cases: results,
+    };
+    if let Some(dir) = a.out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut json = serde_json::to_vec_pretty(&record)?;
+    json.push(b'\n');
+    std::fs::write(&a.out, json).with_context(|| format!("cannot write {}", a.out.display()))?;
+    print!("{}", report::markdown(&record));
+    eprintln!("wrote {}", a.out.display());
+    Ok(())
+}
+
+/// rtk prints a once-a-day notice about its agent hook on its first run under a
+/// HOME; a real installation has the hook, so one discarded run takes the notice out
+/// of every measured view.
+fn warm_rtk(s: &Settings) {
+    if let Some(rtk) = &s.rtk {
+        let home = s.work_root.join(".rtk-home");
+        let _ = std::fs::create_dir_all(&home);
+        let _ = std::process::Command::new(rtk)
+            .args(["ls", "/"])
+            .env("HOME", &home)
+            .env_remove("XDG_DATA_HOME")
+            .output();
+    }
+}

@@ -1,0 +1,20 @@
+//! Lens's measurement harness.
+//!
+//! `compare` measures what a filter's view keeps, with no model in the loop: for
+//! every case in `cases/` it runs the command raw, through Lens at levels 2, 1 and 0,
+//! and through rtk with rtk's own documented invocation, then counts bytes, checks
+//! the needle (the line the command was run for) and counts the distinct names
+//! (files, tests, commits) the view still holds. `case` loads and validates the
+//! cases, `shim` records and replays every command the arms run so both filters read
+//! identical bytes on any machine, `measure` does the counting, `compare` runs the
+//! arms and `report` renders the markdown table and the JSON record.
+//!
+//! The JSON is the record; the table is always rendered from it.
+
+pub mod case;
+pub mod compare;
+pub mod env;
+pub mod measure;
+pub mod platform;
+pub mod report;
+pub mod shim;

@@ -1,0 +1,46 @@
+//! The harness's operating-system specifics; every `#[cfg]` of the crate is here.
+
+use std::path::Path;
+use std::process::ExitStatus;
+
+/// The exit code a shell reports: the code, or 128 + signum.
+#[cfg(unix)]
+pub fn exit_code(status: ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => c,
+        (None, Some(sig)) => 128 + sig,
+        (None, None) => 1,
+    }
+}
+
+/// The exit code.
+#[cfg(not(unix))]
+pub fn exit_code(status: ExitStatus) -> i32 {
+    status.code().unwrap_or(1)
+}
+
+/// True when `p` has an execute bit.
+#[cfg(unix)]
+pub fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+/// True for any file.
+#[cfg(not(unix))]
+pub fn is_executable(p: &Path) -> bool {
+    p.is_file()
+}
+
+/// Makes `link` point at `target`.
+#[cfg(unix)]
+pub fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(target, link)
+}
+
+/// Copies `target` to `link` where there are no symlinks.
+#[cfg(not(unix))]
+pub fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::fs::copy(target, link).map(|_| ())
+}
