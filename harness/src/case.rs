@@ -6,7 +6,8 @@
 //! command = ["ruff", "check", "."]
 //! programs = ["ruff"]                  # what the arms may call: shimmed on PATH
 //! versions = [["ruff", "--version"]]   # what names the tool versions
-//! needle = 'F401 \[\*\] `os` imported but unused'
+//! needle = 'F841.*retry_count'        # the information, on one line; or
+//! # needle_name = "app/payments/refund.py" (a path, recoverable from a listing)
 //! names = '^(\S+\.py):\d+:\d+:'        # capture group 1: a distinct name
 //!
 //! [rtk]                                # absent: rtk does not claim this command
@@ -18,6 +19,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use regex::Regex;
 use serde::Deserialize;
+
+use crate::measure::Needle;
 
 /// Which table a case belongs to.
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -38,7 +41,10 @@ struct RawCase {
     programs: Vec<String>,
     #[serde(default)]
     versions: Vec<Vec<String>>,
-    needle: String,
+    #[serde(default)]
+    needle: Option<String>,
+    #[serde(default)]
+    needle_name: Option<String>,
     names: String,
     #[serde(default)]
     rtk: Option<RawRtk>,
@@ -68,7 +74,7 @@ pub struct Case {
     /// Commands whose first output line names a tool's version.
     pub versions: Vec<Vec<String>>,
     /// The line the command was run for.
-    pub needle: Regex,
+    pub needle: Needle,
     /// Extracts the distinct names from the raw output (capture group 1).
     pub names: Regex,
     /// rtk's own invocation, when rtk claims the command.
@@ -105,8 +111,17 @@ impl Case {
                 path.display()
             );
         }
-        let needle = Regex::new(&raw.needle)
-            .with_context(|| format!("{}: needle is not a valid regex", path.display()))?;
+        let needle = match (&raw.needle, &raw.needle_name) {
+            (Some(p), None) => Needle::Pattern(
+                Regex::new(p)
+                    .with_context(|| format!("{}: needle is not a valid regex", path.display()))?,
+            ),
+            (None, Some(n)) => Needle::Name(n.clone()),
+            _ => bail!(
+                "{}: give exactly one of needle (a regex) or needle_name (a path)",
+                path.display()
+            ),
+        };
         let names = Regex::new(&format!("(?m){}", raw.names))
             .with_context(|| format!("{}: names is not a valid regex", path.display()))?;
         if names.captures_len() < 2 {

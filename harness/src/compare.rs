@@ -187,11 +187,11 @@ pub fn run_case(case: &Case, s: &Settings) -> Result<CaseResult> {
     let raw_view = raw.view();
     let raw_text = String::from_utf8_lossy(&raw_view).into_owned();
     let names = measure::names(&raw_text, &case.names);
-    if !case.needle.is_match(&raw_text) {
+    if !case.needle.kept(&raw_text) {
         bail!(
-            "case {}: the needle /{}/ is not in the raw output; fix the case or its recording",
+            "case {}: the needle {} is not in the raw output; fix the case or its recording",
             case.name,
-            case.needle.as_str()
+            case.needle.describe()
         );
     }
     let floor_bytes = floor(&raw_text, case, &names);
@@ -392,10 +392,7 @@ fn tool_versions(
 /// The smallest view that still does the job: the needle's line plus every name
 /// once, each on a line.
 fn floor(raw: &str, case: &Case, names: &[String]) -> usize {
-    let needle_line = raw
-        .lines()
-        .find(|l| case.needle.is_match(l))
-        .map_or(0, |l| l.trim().len() + 1);
+    let needle_line = case.needle.line(raw).map_or(0, |l| l.trim().len() + 1);
     needle_line + names.iter().map(|n| n.len() + 1).sum::<usize>()
 }
 

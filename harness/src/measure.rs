@@ -13,14 +13,60 @@ pub fn names(raw: &str, pattern: &Regex) -> Vec<String> {
         .collect()
 }
 
-/// How many of `names` the view still holds, as printed.
-pub fn names_kept(view: &str, names: &[String]) -> usize {
-    names.iter().filter(|n| view.contains(n.as_str())).count()
+/// True when the view holds `name` as printed, or, for a path, recoverably: its
+/// directory (with the slash) and its last part as a word on one line, as a listing
+/// grouped by directory prints it (`./app/billing/ invoice.py tax.py`).
+pub fn name_kept(view: &str, name: &str) -> bool {
+    if view.contains(name) {
+        return true;
+    }
+    let Some((dir, base)) = name.trim_end_matches('/').rsplit_once('/') else {
+        return false;
+    };
+    let dir = format!("{dir}/");
+    view.lines().any(|l| {
+        l.contains(&dir)
+            && l.split_whitespace()
+                .any(|t| t.trim_end_matches([',', ';']).trim_end_matches('/') == base)
+    })
 }
 
-/// True when the view holds the needle.
-pub fn needle_kept(view: &str, needle: &Regex) -> bool {
-    needle.is_match(view)
+/// How many of `names` the view still holds.
+pub fn names_kept(view: &str, names: &[String]) -> usize {
+    names.iter().filter(|n| name_kept(view, n)).count()
+}
+
+/// The line a command was run for: a regex matching its information on one line,
+/// or a name (a path) that must be recoverable from the view.
+#[derive(Debug, Clone)]
+pub enum Needle {
+    /// Matched against the view's text.
+    Pattern(Regex),
+    /// Checked like a name.
+    Name(String),
+}
+
+impl Needle {
+    /// True when the view holds the needle.
+    pub fn kept(&self, view: &str) -> bool {
+        match self {
+            Needle::Pattern(r) => r.is_match(view),
+            Needle::Name(n) => name_kept(view, n),
+        }
+    }
+
+    /// The raw line that holds it, for the floor.
+    pub fn line<'a>(&self, raw: &'a str) -> Option<&'a str> {
+        raw.lines().find(|l| self.kept(l))
+    }
+
+    /// As declared, for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Needle::Pattern(r) => format!("/{}/", r.as_str()),
+            Needle::Name(n) => format!("name {n:?}"),
+        }
+    }
 }
 
 /// One arm's measurement.
@@ -48,7 +94,7 @@ pub fn measure(
     exit: i32,
     raw_bytes: usize,
     raw_exit: i32,
-    needle: &Regex,
+    needle: &Needle,
     names: &[String],
 ) -> Measure {
     let text = String::from_utf8_lossy(view);
@@ -60,7 +106,7 @@ pub fn measure(
     Measure {
         bytes: view.len(),
         removed_pct: (removed * 10.0).round() / 10.0,
-        needle: needle_kept(&text, needle),
+        needle: needle.kept(&text),
         names_kept: names_kept(&text, names),
         names_total: names.len(),
         exit,
@@ -83,14 +129,37 @@ mod tests {
     fn kept_names_and_needle() {
         let n = vec!["a.py".to_string(), "b.py".to_string(), "c.py".to_string()];
         assert_eq!(names_kept("F401 (3): a.py:1, c.py:4", &n), 2);
-        let needle = Regex::new(r"F401").unwrap();
-        assert!(needle_kept("x F401 y", &needle));
-        assert!(!needle_kept("x F40 y", &needle));
+        let needle = Needle::Pattern(Regex::new(r"F401").unwrap());
+        assert!(needle.kept("x F401 y"));
+        assert!(!needle.kept("x F40 y"));
+        let path = Needle::Name("app/payments/refund.py".into());
+        assert!(path.kept("./app/payments/ card.py refund.py\n"));
+        assert!(!path.kept("./app/payments/ card.py\n./app/billing/ refund.py\n"));
+    }
+
+    #[test]
+    fn grouped_paths_are_recoverable() {
+        let n = vec![
+            "app/util/money.py".to_string(),
+            "app/util/dates.py".to_string(),
+            "lib/x.py".to_string(),
+        ];
+        assert_eq!(
+            names_kept(
+                "./app/util/ __init__.py money.py, dates.py\nlib/ y.py\n",
+                &n
+            ),
+            2
+        );
+        assert!(name_kept(
+            "-rw-r--r-- 1 a b 3 Jan 1 2026 README.md",
+            "README.md"
+        ));
     }
 
     #[test]
     fn measures_against_raw() {
-        let needle = Regex::new("boom").unwrap();
+        let needle = Needle::Pattern(Regex::new("boom").unwrap());
         let m = measure(
             b"error: boom\n",
             3,

@@ -50,13 +50,13 @@ fn replay_renders_the_hand_checked_table() {
         "{table}"
     );
     // flood: 200 `Compiling` lines (5,290 bytes) and `error: linker failed` (21), exit
-    // 101. Level 2: one 70-byte marker for the first 199 lines, the last progress
-    // line (27) and the error: 118 bytes. Level 1 drops the last progress line too:
-    // a 79-byte marker and the error, 100. Level 0: the 81-byte count line, a 67-byte
-    // marker and the error, 169.
+    // 101. Level 2: one 66-byte marker for the first 199 lines (a single reason is
+    // printed without its count), the last progress line (27) and the error: 114
+    // bytes. Level 1 drops the last progress line too: a 79-byte marker and the
+    // error, 100. Level 0: the 81-byte count line, a 63-byte marker and the error, 165.
     assert!(
         table.contains(
-            "| flood | 5,311 | 118 (98%) ✓ 1/1 | 100 (98%) ✓ 1/1 | 169 (97%) ✓ 1/1 | not claimed |"
+            "| flood | 5,311 | 114 (98%) ✓ 1/1 | 100 (98%) ✓ 1/1 | 165 (97%) ✓ 1/1 | not claimed |"
         ),
         "{table}"
     );
@@ -70,12 +70,12 @@ fn replay_renders_the_hand_checked_table() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("[2/2] flood ... raw 5311 B, lens 118 B, rtk not claimed"),
+        stderr.contains("[2/2] flood ... raw 5311 B, lens 114 B, rtk not claimed"),
         "{stderr}"
     );
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(json["mode"], "replay");
-    assert_eq!(json["cases"][1]["arms"][1]["measure"]["bytes"], 118);
+    assert_eq!(json["cases"][1]["arms"][1]["measure"]["bytes"], 114);
     assert_eq!(json["cases"][0]["arms"][4]["source"], "recorded");
     assert!(json["command"]
         .as_str()

@@ -20,7 +20,7 @@ fn progress_flood_with_an_error() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("[lens: elided stdout 1-4999 (4999 lines: progress 4999) handle="),
+        stdout.contains("[lens: elided stdout 1-4999 (4999 lines: progress) handle="),
         "{stdout}"
     );
     let h = handle_in(&out.stdout).unwrap();

@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 
+use crate::digest::Digest;
 use crate::stages::ansi;
 
 /// Which of the child's streams a line came from.
@@ -174,6 +175,38 @@ pub struct Doc<'a> {
     pub exit: i32,
     /// The command line as typed.
     pub argv: &'a [String],
+    /// Findings (diagnostics) the classify shapes recognised, in line order.
+    pub findings: Vec<Finding>,
+    /// Digests standing in for grouped regions, in line order.
+    pub digests: Vec<Digest>,
+}
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// Fails the command.
+    Error,
+    /// Does not.
+    Warning,
+}
+
+/// One diagnostic as a tool reported it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// First line index of the report (its message line, or a file header).
+    pub start: usize,
+    /// One past its last line.
+    pub end: usize,
+    /// The line index of its message.
+    pub head: usize,
+    /// Error or warning.
+    pub severity: Severity,
+    /// Rule or code as printed (`E0308`, `clippy::needless_return`, `F401`), or "".
+    pub rule: String,
+    /// The message as printed, without rule and location.
+    pub message: String,
+    /// Where, as printed: `path:line[:col]`.
+    pub location: String,
 }
 
 impl<'a> Doc<'a> {
@@ -190,6 +223,8 @@ impl<'a> Doc<'a> {
             stderr_start,
             exit,
             argv,
+            findings: Vec::new(),
+            digests: Vec::new(),
         }
     }
 

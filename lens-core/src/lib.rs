@@ -5,7 +5,11 @@
 //! collapses redraws and `Compiling …` runs, `blocks` groups lines that belong
 //! together, `classify` says which lines are failures, warnings and summaries,
 //! configured patterns apply, `dedupe` drops repeats, `context` force-keeps failures
-//! with their neighbours, and `rank` fits the rest under the budget. `render` then
+//! with their neighbours, and `rank` fits the rest under the budget. Where every
+//! line is distinct and real (fifty findings, a commit log, a listing), `cause` and
+//! the classify shapes put a digest in place of the region: one marker, then a
+//! compact form that still names every location, and `excerpt` drops the source a
+//! finding quotes once there are more than a handful of causes. `render` then
 //! prints the level asked for, and every run of dropped lines becomes one marker that
 //! names the stream, the raw line range and the store handle.
 //!
@@ -27,7 +31,7 @@
 //! let v = view(&req, &opts);
 //! assert_eq!(
 //!     String::from_utf8_lossy(&v.stderr),
-//!     "[lens: elided stderr 1-40 (40 lines: progress 40) handle=1a2b3c4d]\n\
+//!     "[lens: elided stderr 1-40 (40 lines: progress) handle=1a2b3c4d]\n\
 //!      error: could not compile `app` (bin \"app\") due to 1 previous error\n"
 //! );
 //! ```
@@ -35,6 +39,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod digest;
 pub mod doc;
 pub mod handle;
 pub mod marker;
@@ -148,6 +153,9 @@ pub fn annotate(doc: &mut Doc, opts: &Options) {
     stages::blocks::run(doc);
     stages::classify::run(doc);
     stages::patterns::run(doc, &opts.keep, &opts.drop);
+    stages::cause::run(doc);
+    stages::excerpt::run(doc);
+    stages::cause::apply(doc);
     stages::dedupe::run(doc);
     stages::context::run(doc, opts.budget);
     stages::rank::run(doc, opts.budget);
@@ -177,8 +185,13 @@ pub fn view<'a>(req: &Request<'a>, opts: &Options) -> View<'a> {
     let err = std::str::from_utf8(req.stderr).ok();
     let mut doc = Doc::new(req.argv, out.unwrap_or(""), err.unwrap_or(""), req.exit);
     annotate(&mut doc, opts);
-    let mut v_out = out.and_then(|_| render::stream(&doc, Stream::Stdout, &handle));
-    let v_err = err.and_then(|_| render::stream(&doc, Stream::Stderr, &handle));
+    let detail = match opts.level {
+        Level::Zero => None,
+        Level::One => Some(digest::Detail::Head),
+        Level::Two | Level::Three => Some(digest::Detail::Full),
+    };
+    let mut v_out = out.and_then(|_| render::stream(&doc, Stream::Stdout, &handle, detail));
+    let v_err = err.and_then(|_| render::stream(&doc, Stream::Stderr, &handle, detail));
     if opts.level == Level::Zero {
         let mut s = render::summary(&doc, &handle);
         s.push('\n');
@@ -280,7 +293,7 @@ mod tests {
         );
         assert_eq!(
             lines[1],
-            "[lens: elided stdout 1-99 (99 lines: level 99) handle=0000abcd]"
+            "[lens: elided stdout 1-99 (99 lines: level) handle=0000abcd]"
         );
         assert_eq!(lines[2], "line 99");
     }

@@ -2,11 +2,14 @@
 //!
 //! ```text
 //! [lens: elided stdout 2-4999 (4998 lines: progress 4997, repeat 1) handle=1a2b3c4d]
+//! [lens: elided stderr 2-2251 (2250 lines: grouped) handle=1a2b3c4d digest=14]
 //! ```
 //!
 //! It names the stream, the raw line range (1-based, inclusive, as `lens show
-//! --lines` counts), how many lines and why, and the handle the full output is stored
-//! under. It never tells the reader to run anything: agents read an instruction as an
+//! --lines` counts), how many lines and why (a single reason without its count,
+//! which is the line count), and the handle the full output is stored under. With
+//! `digest=N`, the N lines after the marker are Lens's digest of the elided region
+//! (every location and name in it copied from the raw output), not output lines. It never tells the reader to run anything: agents read an instruction as an
 //! order, and fetching the whole raw output is the one thing the view exists to spare
 //! them.
 
@@ -32,6 +35,8 @@ pub struct Marker {
     pub reasons: Vec<(String, u32)>,
     /// The store handle, eight lowercase hex digits.
     pub handle: String,
+    /// Lines of digest that follow the marker.
+    pub digest: usize,
 }
 
 impl Marker {
@@ -51,14 +56,21 @@ impl Marker {
             n,
             if n == 1 { "" } else { "s" }
         );
+        let single = self.reasons.len() == 1;
         for (i, (word, count)) in self.reasons.iter().enumerate() {
             s.push_str(if i == 0 { ": " } else { ", " });
             s.push_str(word);
-            s.push(' ');
-            s.push_str(&count.to_string());
+            if !single {
+                s.push(' ');
+                s.push_str(&count.to_string());
+            }
         }
         s.push_str(") handle=");
         s.push_str(&self.handle);
+        if self.digest > 0 {
+            s.push_str(" digest=");
+            s.push_str(&self.digest.to_string());
+        }
         s.push(']');
         s
     }
@@ -66,14 +78,15 @@ impl Marker {
     /// Parses a marker line; `None` for anything else.
     pub fn parse(line: &str) -> Option<Marker> {
         let c = MARKER.captures(line)?;
+        let count: u32 = c[4].parse().ok()?;
         let reasons = c
             .get(5)
             .map(|m| {
                 m.as_str()
                     .split(", ")
-                    .filter_map(|p| {
-                        let (w, n) = p.split_once(' ')?;
-                        Some((w.to_string(), n.parse().ok()?))
+                    .filter_map(|p| match p.split_once(' ') {
+                        Some((w, n)) => Some((w.to_string(), n.parse().ok()?)),
+                        None => Some((p.to_string(), count)),
                     })
                     .collect()
             })
@@ -84,8 +97,8 @@ impl Marker {
             last: c[3].parse().ok()?,
             reasons,
             handle: c[6].to_string(),
+            digest: c.get(7).map_or(Some(0), |d| d.as_str().parse().ok())?,
         };
-        let count: u32 = c[4].parse().ok()?;
         (m.first >= 1 && m.last >= m.first && count == m.lines()).then_some(m)
     }
 }
@@ -108,7 +121,7 @@ pub fn tally(reasons: impl Iterator<Item = Reason>) -> Vec<(String, u32)> {
 
 static MARKER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^\[lens: elided (stdout|stderr) (\d+)-(\d+) \((\d+) lines?(?:: ([a-z]+ \d+(?:, [a-z]+ \d+)*))?\) handle=([0-9a-f]{8})\]$",
+        r"^\[lens: elided (stdout|stderr) (\d+)-(\d+) \((\d+) lines?(?:: ([a-z]+(?: \d+)?(?:, [a-z]+ \d+)*))?\) handle=([0-9a-f]{8})(?: digest=(\d+))?\]$",
     )
     .expect("marker pattern compiles")
 });
@@ -125,6 +138,7 @@ mod tests {
             last: 4999,
             reasons: vec![("progress".into(), 4997), ("repeat".into(), 1)],
             handle: "1a2b3c4d".into(),
+            digest: 0,
         };
         let line = m.render();
         assert_eq!(
@@ -142,12 +156,31 @@ mod tests {
             last: 7,
             reasons: vec![("budget".into(), 1)],
             handle: "00000000".into(),
+            digest: 0,
         };
         assert_eq!(
             m.render(),
-            "[lens: elided stdout 7-7 (1 line: budget 1) handle=00000000]"
+            "[lens: elided stdout 7-7 (1 line: budget) handle=00000000]"
         );
-        assert!(Marker::parse(&m.render()).is_some());
+        assert_eq!(Marker::parse(&m.render()), Some(m));
+    }
+
+    #[test]
+    fn digest_count() {
+        let m = Marker {
+            stream: Stream::Stderr,
+            first: 2,
+            last: 2251,
+            reasons: vec![("grouped".into(), 2250)],
+            handle: "1a2b3c4d".into(),
+            digest: 14,
+        };
+        let line = m.render();
+        assert_eq!(
+            line,
+            "[lens: elided stderr 2-2251 (2250 lines: grouped) handle=1a2b3c4d digest=14]"
+        );
+        assert_eq!(Marker::parse(&line), Some(m));
     }
 
     #[test]

@@ -3,14 +3,18 @@
 //! Render decides nothing about what to keep. It prints shown lines as the view text,
 //! and every run of dropped lines as exactly one marker.
 
+use crate::digest::Detail;
 use crate::doc::{Class, Doc, Fate, Stream};
 use crate::marker::{tally, Marker, PREFIX};
 
 /// The view of one stream; `None` when nothing in it changed, so the caller can emit
-/// the child's bytes as they were.
-pub fn stream(doc: &Doc, stream: Stream, handle: &str) -> Option<String> {
+/// the child's bytes as they were. Digests are printed after their region's marker
+/// at `detail`, or not at all when `detail` is `None` (level 0).
+pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -> Option<String> {
     let range = doc.range(stream);
+    let base = range.start;
     let lines = &doc.lines[range];
+    let mut digests = doc.digests.iter().filter(|d| d.stream == stream).peekable();
     let untouched = lines
         .iter()
         .all(|l| l.shown() && l.text.len() == l.raw.len());
@@ -34,15 +38,32 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str) -> Option<String> {
             Fate::Drop(r) => Some(r),
             _ => None,
         });
+        let mut digest = Vec::new();
+        while let Some(d) = digests.peek() {
+            if d.start >= base + i {
+                break;
+            }
+            if d.start >= base + start {
+                if let Some(detail) = detail {
+                    digest.extend(d.lines(doc, detail));
+                }
+            }
+            digests.next();
+        }
         let m = Marker {
             stream,
             first: lines[start].no,
             last: lines[i - 1].no,
             reasons: tally(reasons),
             handle: handle.to_string(),
+            digest: digest.len(),
         };
         out.push_str(&m.render());
         out.push('\n');
+        for l in digest {
+            out.push_str(&l);
+            out.push('\n');
+        }
     }
     Some(out)
 }
@@ -76,11 +97,11 @@ mod tests {
         doc.lines[1].fate = Fate::Drop(Reason::Progress);
         doc.lines[2].fate = Fate::Drop(Reason::Repeat);
         doc.lines[4].fate = Fate::Drop(Reason::Budget);
-        let v = stream(&doc, Stream::Stdout, "0000abcd").unwrap();
+        let v = stream(&doc, Stream::Stdout, "0000abcd", Some(Detail::Full)).unwrap();
         assert_eq!(
             v,
             "a\n[lens: elided stdout 2-3 (2 lines: progress 1, repeat 1) handle=0000abcd]\nd\n\
-             [lens: elided stdout 5-5 (1 line: budget 1) handle=0000abcd]\n"
+             [lens: elided stdout 5-5 (1 line: budget) handle=0000abcd]\n"
         );
     }
 
@@ -88,10 +109,33 @@ mod tests {
     fn untouched_stream_is_none() {
         let argv = vec![];
         let doc = Doc::new(&argv, "a\n", "\x1b[31mred\x1b[0m\n", 0);
-        assert!(stream(&doc, Stream::Stdout, "00000000").is_none());
+        assert!(stream(&doc, Stream::Stdout, "00000000", None).is_none());
         assert_eq!(
-            stream(&doc, Stream::Stderr, "00000000").as_deref(),
+            stream(&doc, Stream::Stderr, "00000000", None).as_deref(),
             Some("red\n")
+        );
+    }
+
+    #[test]
+    fn digests_follow_their_marker() {
+        use crate::digest::{Body, Digest};
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, "keep\nx\ny\n", "", 0);
+        doc.lines[1].fate = Fate::Drop(Reason::Grouped);
+        doc.lines[2].fate = Fate::Drop(Reason::Grouped);
+        doc.digests.push(Digest {
+            stream: Stream::Stdout,
+            start: 1,
+            end: 3,
+            failure: false,
+            body: Body::Lines(vec!["x and y".into()]),
+        });
+        let v = stream(&doc, Stream::Stdout, "0000abcd", Some(Detail::Full)).unwrap();
+        assert_eq!(v, "keep\n[lens: elided stdout 2-3 (2 lines: grouped) handle=0000abcd digest=1]\nx and y\n");
+        let v0 = stream(&doc, Stream::Stdout, "0000abcd", None).unwrap();
+        assert_eq!(
+            v0,
+            "keep\n[lens: elided stdout 2-3 (2 lines: grouped) handle=0000abcd]\n"
         );
     }
 

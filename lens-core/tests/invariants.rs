@@ -56,17 +56,25 @@ fn raw_lines(s: &str) -> Vec<&str> {
 }
 
 /// Walks a view against its raw stream. Every view line is either the raw line it
-/// claims to be (ANSI-stripped) at the next expected number, or a marker that starts
-/// exactly there. Returns the raw line numbers shown.
+/// claims to be (ANSI-stripped) at the next expected number, a marker that starts
+/// exactly there, or one of the digest lines its marker announces. Returns the raw
+/// line numbers shown.
 fn check_stream(view: &str, raw: &str, stream: &str) -> Result<Vec<u32>, String> {
     let raws = raw_lines(raw);
     let mut next = 1u32;
     let mut shown = Vec::new();
+    let mut digest_left = 0usize;
     for v in raw_lines(view) {
+        if digest_left > 0 {
+            // Lens's digest of the region its marker names: not an output line.
+            digest_left -= 1;
+            continue;
+        }
         if v.starts_with("[lens: summary ") {
             continue;
         }
         if let Some(m) = Marker::parse(v) {
+            digest_left = m.digest;
             if m.stream.name() != stream || m.handle != HANDLE {
                 return Err(format!("marker for another stream or handle: {v}"));
             }

@@ -2,9 +2,11 @@
 
 pub mod ansi;
 pub mod blocks;
+pub mod cause;
 pub mod classify;
 pub mod context;
 pub mod dedupe;
+pub mod excerpt;
 pub mod level;
 pub mod patterns;
 pub mod progress;

@@ -28,10 +28,12 @@ static PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
         // apt, docker
         r"|(?:Get|Hit|Ign):\d+ |Reading package lists|Building dependency tree|Reading state information|Selecting previously unselected|Preparing to unpack|Setting up |Processing triggers",
         r"|[0-9a-f]{12}: (?:Pulling fs layer|Waiting|Downloading|Verifying Checksum|Download complete|Extracting|Pull complete)",
-        // make recursion noise
+        // make recursion noise, and the compiler command lines make echoes
         r"|make(?:\[\d+\])?: (?:Entering|Leaving) directory",
+        r"|(?:cc|gcc|g\+\+|c\+\+|clang|clang\+\+|\S+-gcc)\s.*\s-c\s",
+        r"|\s*(?:CC|CXX|LD|AR|AS|GEN|CCLD)\s+\S+$",
         // spinners and bare percentage bars
-        r"|\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏⣾⣽⣻⢿⡿⣟⣯⣷|/\\-]\s",
+        r"|\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏⣾⣽⣻⢿⡿⣟⣯⣷]\s",
         r"|.*(?:\[[#=>\-. ]{8,}\]|[█▉▊▋▌▍▎▏░▒▓━─]{6,}).*\d{1,3}(?:\.\d+)?\s?%",
         r"|\s*\d{1,3}(?:\.\d+)?%\s*(?:\||$)",
         r")"
@@ -99,6 +101,8 @@ mod tests {
             "make[1]: Entering directory '/src'",
             "⠋ resolving",
             "[########........] 45%",
+            "cc -O2 -Wall -c src/a.c -o build/a.o",
+            "  CC      drivers/net/foo.o",
             " 45%|████████████          | 45/100",
         ] {
             assert!(is_progress(l), "{l}");
@@ -109,6 +113,8 @@ mod tests {
             "test foo ... ok",
             "src/a.rs:3: unused",
             "Installing: the answer",
+            "  |     ^^^^^^^^ expected `u32`",
+            "- a list item",
         ] {
             assert!(!is_progress(l), "{l}");
         }

@@ -87,11 +87,19 @@ pub fn class_of(text: &str) -> Class {
     }
 }
 
-/// rustc-style quoted source and its gutter: `12 |  code`, `   |    ^^^`.
+/// rustc-style quoted source and its gutter (`12 |  code`, `   |    ^^^`), and the
+/// suggested edit under a `help:` (`5 -     return y;`, `5 +     y`, `78 ~ fn f(`).
 fn is_source_quote(text: &str) -> bool {
     let t = text.trim_start();
     let rest = t.trim_start_matches(|c: char| c.is_ascii_digit());
-    blocks::is_continuation(text) && rest.trim_start().starts_with('|')
+    if blocks::is_continuation(text) && rest.trim_start().starts_with('|') {
+        return true;
+    }
+    rest.len() < t.len()
+        && ["- ", "+ ", "~ "]
+            .iter()
+            .any(|p| rest.trim_start_matches(' ').starts_with(p))
+        && rest.starts_with(' ')
 }
 
 /// Classifies every line not already marked blank or progress.
@@ -156,5 +164,8 @@ mod tests {
         assert_eq!(class_of("    Finished `dev` profile"), Class::Summary);
         assert_eq!(class_of("12 |     let x = 1;"), Class::Source);
         assert_eq!(class_of("   |         ^ expected"), Class::Source);
+        assert_eq!(class_of("5 -     return y + 1.0;"), Class::Source);
+        assert_eq!(class_of("78 ~ pub fn f(v: &[String]) {"), Class::Source);
+        assert_eq!(class_of("12 apples and 3 pears"), Class::Plain);
     }
 }

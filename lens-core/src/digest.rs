@@ -1,0 +1,355 @@
+//! Digests: the compact, lossless view a stage can put in place of a region whose
+//! every line is distinct and real (fifty findings, a commit log, a file listing).
+//!
+//! A stage builds the typed body and drops the region's lines as `Grouped`; `render`
+//! prints the region's marker with `digest=N` and then the N lines `Digest::lines`
+//! formats. Every location and name in a digest is copied from the raw output as
+//! printed, so `file:line` references stay exact, and the marker's handle and range
+//! still fetch the raw region.
+
+use crate::doc::{Doc, Stream};
+
+/// How a digest is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// Everything (level 2).
+    Full,
+    /// At most `HEAD` lines (level 1).
+    Head,
+}
+
+/// Lines a level-1 digest shows at most.
+pub const HEAD: usize = 20;
+
+/// A digest standing for lines `start..end` of one stream.
+#[derive(Clone, Debug)]
+pub struct Digest {
+    /// The stream of the region.
+    pub stream: Stream,
+    /// First line index (into `Doc::lines`) of the region.
+    pub start: usize,
+    /// One past the last.
+    pub end: usize,
+    /// True when the region reports a failure (shown at level 1).
+    pub failure: bool,
+    /// What it says.
+    pub body: Body,
+}
+
+/// The kinds of digest.
+#[derive(Clone, Debug)]
+pub enum Body {
+    /// Findings grouped by cause.
+    Findings(Vec<FindingGroup>),
+    /// Items grouped under a key: a directory's files, a file's matches. When every
+    /// item's text shares a prefix and a suffix, they are printed once, first.
+    Listing {
+        /// The shared prefix and suffix of every item, if any.
+        template: Option<(String, String)>,
+        /// One line each.
+        entries: Vec<Entry>,
+    },
+    /// Lines already in their final form (one commit per line, one test count).
+    Lines(Vec<String>),
+}
+
+/// One group of a listing: `key` then its items on one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The shared part: a directory with its slash, a file with its colon.
+    pub key: String,
+    /// Each item's own part.
+    pub items: Vec<String>,
+}
+
+/// Findings that share one cause: same severity, rule and message shape.
+#[derive(Clone, Debug)]
+pub struct FindingGroup {
+    /// True when the cause is an error (shown first in a level-1 digest).
+    pub error: bool,
+    /// The rule or code as printed (`E0308`, `F401`, `no-unused-vars`), or the
+    /// severity word when the tool prints none.
+    pub rule: String,
+    /// Line indices of the first report, shown verbatim (its excerpt included only
+    /// while the view holds a handful of causes).
+    pub example: Vec<usize>,
+    /// Every report's location as printed, with the quoted values that differ
+    /// between reports (empty when the message is the same every time).
+    pub at: Vec<(String, Vec<String>)>,
+}
+
+impl Digest {
+    /// The digest's lines for `doc`.
+    pub fn lines(&self, doc: &Doc, detail: Detail) -> Vec<String> {
+        let mut out = match &self.body {
+            Body::Lines(l) => l.clone(),
+            Body::Listing { template, entries } => {
+                let mut l: Vec<String> = template
+                    .iter()
+                    .map(|(p, s)| format!("each item below stands for: {p}…{s}"))
+                    .collect();
+                l.extend(entries.iter().map(listing_line));
+                l
+            }
+            Body::Findings(groups) if detail == Detail::Head => {
+                // The failures first: a partial view must not cut the error off.
+                let mut sorted: Vec<FindingGroup> = groups.clone();
+                sorted.sort_by_key(|g| !g.error);
+                findings(doc, &sorted)
+            }
+            Body::Findings(groups) => findings(doc, groups),
+        };
+        if detail == Detail::Head && out.len() > HEAD {
+            let more = out.len() - (HEAD - 1);
+            out.truncate(HEAD - 1);
+            out.push(format!(
+                "… {more} more digest lines (the raw region is in the marker above)"
+            ));
+        }
+        out
+    }
+}
+
+fn listing_line(e: &Entry) -> String {
+    let mut s = e.key.clone();
+    // Items are space-separated unless one holds a space itself.
+    let sep = if e.items.iter().any(|i| i.contains(' ')) {
+        " | "
+    } else {
+        " "
+    };
+    s.push(' ');
+    s.push_str(&e.items.join(sep));
+    s
+}
+
+fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<String> {
+    let mut out = Vec::new();
+    for g in groups {
+        let example: Vec<String> = g
+            .example
+            .iter()
+            .map(|&i| doc.lines[i].text.to_string())
+            .collect();
+        // A report printed under its file's header (ESLint's stylish) does not name
+        // its path: say where it is.
+        let first = &g.at[0].0;
+        let path = first.split([':', '(']).next().unwrap_or(first);
+        if !example.iter().any(|l| l.contains(path)) {
+            out.push(format!("{first}:"));
+        }
+        out.extend(example);
+        if g.at.len() < 2 {
+            continue;
+        }
+        // A directory every location shares is printed once.
+        let locs: Vec<&str> = g.at.iter().map(|(l, _)| l.as_str()).collect();
+        // Cut one directory short of the common prefix, so every location keeps its
+        // nearest directory and still reads as the path the tool printed.
+        let (common, _, _) = factor(&locs);
+        let cut = common
+            .trim_end_matches(|c| c != '/')
+            .trim_end_matches('/')
+            .rfind('/')
+            .map_or(0, |i| i + 1);
+        let shared = if cut >= 10 { &first[..cut] } else { "" };
+        let list: Vec<String> =
+            g.at.iter()
+                .map(|(loc, vals)| {
+                    let loc = &loc[shared.len()..];
+                    if vals.is_empty() {
+                        loc.to_string()
+                    } else {
+                        format!("{loc} {}", vals.join(" "))
+                    }
+                })
+                .collect();
+        let under = if shared.is_empty() {
+            String::new()
+        } else {
+            format!(" in {shared}")
+        };
+        out.push(format!(
+            "{} ×{}{under}: {}",
+            g.rule,
+            g.at.len(),
+            list.join(", ")
+        ));
+    }
+    out
+}
+
+/// Splits texts into a common prefix, each text's own middle, and a common suffix,
+/// on character boundaries. With fewer than two texts nothing is common.
+pub fn factor(texts: &[&str]) -> (String, Vec<String>, String) {
+    if texts.len() < 2 {
+        return (
+            String::new(),
+            texts.iter().map(|t| t.to_string()).collect(),
+            String::new(),
+        );
+    }
+    let first = texts[0];
+    let mut pre = first.len();
+    let mut suf = first.len();
+    for t in &texts[1..] {
+        pre = pre.min(common_prefix(first, t));
+        suf = suf.min(common_suffix(first, t));
+    }
+    // Prefix and suffix must not overlap in the shortest text.
+    let shortest = texts.iter().map(|t| t.len()).min().unwrap_or(0);
+    if pre + suf > shortest {
+        suf = shortest - pre;
+    }
+    while !first.is_char_boundary(first.len() - suf) {
+        suf -= 1;
+    }
+    let prefix = first[..pre].to_string();
+    let suffix = first[first.len() - suf..].to_string();
+    let middles = texts
+        .iter()
+        .map(|t| t[pre..t.len() - suf].to_string())
+        .collect();
+    (prefix, middles, suffix)
+}
+
+fn common_prefix(a: &str, b: &str) -> usize {
+    let mut n = 0;
+    for ((i, x), y) in a.char_indices().zip(b.chars()) {
+        if x != y {
+            return i;
+        }
+        n = i + x.len_utf8();
+    }
+    n
+}
+
+fn common_suffix(a: &str, b: &str) -> usize {
+    let mut n = 0;
+    for (x, y) in a.chars().rev().zip(b.chars().rev()) {
+        if x != y {
+            break;
+        }
+        n += x.len_utf8();
+    }
+    n
+}
+
+/// Splits a message into its shape and the quoted values in it: `` `os` imported
+/// but unused `` becomes `` `…` imported but unused `` and `` [`os`] ``.
+pub fn slots(message: &str) -> (String, Vec<String>) {
+    let mut shape = String::with_capacity(message.len());
+    let mut values = Vec::new();
+    let chars: Vec<(usize, char)> = message.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let (pos, c) = chars[i];
+        let close = match c {
+            '`' => Some('`'),
+            '\'' if i == 0 || !chars[i - 1].1.is_alphanumeric() => Some('\''),
+            '"' => Some('"'),
+            '‘' => Some('’'),
+            '“' => Some('”'),
+            _ => None,
+        };
+        if let Some(close) = close {
+            if let Some(j) = (i + 1..chars.len()).find(|&j| chars[j].1 == close) {
+                let end = chars[j].0 + close.len_utf8();
+                values.push(message[pos..end].to_string());
+                shape.push(c);
+                shape.push('…');
+                shape.push(close);
+                i = j + 1;
+                continue;
+            }
+        }
+        shape.push(c);
+        i += 1;
+    }
+    (shape, values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn factors_common_prefix_and_suffix() {
+        let (p, m, s) = factor(&[
+            "pub fn load_a(x: u8) {",
+            "pub fn save_b(x: u8) {",
+            "pub fn verify(x: u8) {",
+        ]);
+        assert_eq!(p, "pub fn ");
+        assert_eq!(s, "(x: u8) {");
+        assert_eq!(m, vec!["load_a", "save_b", "verify"]);
+        let (p, m, s) = factor(&["abc", "abc"]);
+        assert_eq!((p.as_str(), s.as_str()), ("abc", ""));
+        assert_eq!(m, vec!["", ""]);
+        let (p, m, s) = factor(&["é1é", "é2é"]);
+        assert_eq!((p.as_str(), m[1].as_str(), s.as_str()), ("é", "2", "é"));
+    }
+
+    #[test]
+    fn slots_take_quoted_values_out() {
+        assert_eq!(
+            slots("`os` imported but unused"),
+            (
+                "`…` imported but unused".to_string(),
+                vec!["`os`".to_string()]
+            )
+        );
+        assert_eq!(
+            slots("'cartCache' is assigned a value but never used"),
+            (
+                "'…' is assigned a value but never used".to_string(),
+                vec!["'cartCache'".to_string()]
+            )
+        );
+        assert_eq!(slots("doesn't matter").1, Vec::<String>::new());
+        assert_eq!(
+            slots("‘const struct frame’ has no member named ‘stride’")
+                .1
+                .len(),
+            2
+        );
+        assert_eq!(
+            slots("mismatched types"),
+            ("mismatched types".to_string(), vec![])
+        );
+    }
+
+    #[test]
+    fn head_detail_truncates_with_a_count() {
+        let argv = vec![];
+        let doc = Doc::new(&argv, "", "", 0);
+        let d = Digest {
+            stream: Stream::Stdout,
+            start: 0,
+            end: 0,
+            failure: false,
+            body: Body::Lines((0..30).map(|i| format!("c{i}")).collect()),
+        };
+        let l = d.lines(&doc, Detail::Head);
+        assert_eq!(l.len(), HEAD);
+        assert_eq!(
+            l[HEAD - 1],
+            "… 11 more digest lines (the raw region is in the marker above)"
+        );
+        assert_eq!(d.lines(&doc, Detail::Full).len(), 30);
+    }
+
+    #[test]
+    fn listing_lines() {
+        let e = Entry {
+            key: "src/a.rs:".into(),
+            items: vec!["6:load".into(), "9:save".into()],
+        };
+        assert_eq!(listing_line(&e), "src/a.rs: 6:load 9:save");
+        let e = Entry {
+            key: "a:".into(),
+            items: vec!["1:x y".into(), "2:z".into()],
+        };
+        assert_eq!(listing_line(&e), "a: 1:x y | 2:z");
+    }
+}

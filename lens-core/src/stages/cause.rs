@@ -1,0 +1,229 @@
+//! Cause: one cause is reported once.
+//!
+//! A wrong field type is reported at every use site: 150 diagnostics, one edit.
+//! Findings are grouped by severity, rule and the shape of their message (its quoted
+//! values taken out), and a region of consecutive findings becomes one digest: each
+//! cause's first report verbatim, then every location of that cause with the values
+//! that differ between reports. Nothing is lost (every location is listed, every
+//! value kept) and the raw region stays one marker away.
+//!
+//! Runs after classify (which finds the findings) and before context, which would
+//! otherwise force-keep every one of them. Grouped lines are dropped, and context
+//! never rescues a dropped line.
+
+use std::collections::HashMap;
+
+use crate::digest::{slots, Body, Digest, FindingGroup};
+use crate::doc::{Class, Doc, Fate, Reason, Severity};
+
+/// Bytes a marker with a digest costs, about; a digest must save more than this.
+const MARKER_COST: usize = 90;
+
+/// Builds the findings digests. `apply` then drops the regions of every digest
+/// (these and the shapes') that pays for itself.
+pub fn run(doc: &mut Doc) {
+    if doc.findings.len() < 2 {
+        return;
+    }
+    // Group by cause, in order of first appearance.
+    let mut index: HashMap<(Severity, String, String), usize> = HashMap::new();
+    let mut groups: Vec<(FindingGroup, Vec<Vec<String>>)> = Vec::new();
+    let mut group_of = Vec::with_capacity(doc.findings.len());
+    for f in &doc.findings {
+        let (shape, values) = slots(&f.message);
+        let key = (f.severity, f.rule.clone(), shape);
+        let g = *index.entry(key).or_insert_with(|| {
+            let rule = if f.rule.is_empty() {
+                format!("{:?}", f.severity).to_lowercase()
+            } else {
+                f.rule.clone()
+            };
+            groups.push((
+                FindingGroup {
+                    error: f.severity == Severity::Error,
+                    rule,
+                    example: (f.head..f.end).collect(),
+                    at: Vec::new(),
+                },
+                Vec::new(),
+            ));
+            groups.len() - 1
+        });
+        groups[g].0.at.push((f.location.clone(), Vec::new()));
+        groups[g].1.push(values);
+        group_of.push(g);
+    }
+    if groups.iter().all(|(g, _)| g.at.len() < 2) {
+        return;
+    }
+    // Keep only the values that differ between a group's reports.
+    for (g, values) in groups.iter_mut() {
+        let first = values[0].clone();
+        let differs: Vec<bool> = (0..first.len())
+            .map(|k| values.iter().any(|v| v.get(k) != first.get(k)))
+            .collect();
+        for ((_, at_vals), v) in g.at.iter_mut().zip(values.iter()) {
+            *at_vals = v
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| differs.get(*k).copied().unwrap_or(true))
+                .map(|(_, x)| x.clone())
+                .collect();
+        }
+    }
+    // Regions: findings separated by nothing but blank lines.
+    let mut regions: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+    let mut placed = vec![false; groups.len()];
+    for (fi, f) in doc.findings.iter().enumerate() {
+        let joins = regions.last().is_some_and(|(_, end, _)| {
+            *end <= f.start
+                && doc.lines[*end..f.start]
+                    .iter()
+                    .all(|l| l.class == Class::Blank)
+                && doc.lines[*end.min(&f.start)].stream == doc.lines[f.start].stream
+        });
+        if !joins {
+            regions.push((f.start, f.end, Vec::new()));
+        }
+        let r = regions.last_mut().expect("a region");
+        r.1 = f.end;
+        let g = group_of[fi];
+        if !placed[g] {
+            placed[g] = true;
+            r.2.push(g);
+        }
+    }
+    let stream_of = |i: usize| doc.lines[i].stream;
+    let mut digests = Vec::new();
+    for (start, end, gs) in regions {
+        let body: Vec<FindingGroup> = gs.iter().map(|&g| groups[g].0.clone()).collect();
+        let failure = gs.iter().any(|&g| {
+            let first = groups[g].0.example[0];
+            doc.findings
+                .iter()
+                .any(|f| f.head == first && f.severity == Severity::Error)
+        });
+        digests.push(Digest {
+            stream: stream_of(start),
+            start,
+            end,
+            failure,
+            body: Body::Findings(body),
+        });
+    }
+    doc.digests.extend(digests);
+    doc.digests.sort_by_key(|d| d.start);
+}
+
+/// Drops the lines of every digest that is smaller than what it replaces; the rest
+/// are discarded and their regions stay as printed.
+pub fn apply(doc: &mut Doc) {
+    let digests = std::mem::take(&mut doc.digests);
+    let mut kept = Vec::with_capacity(digests.len());
+    let mut last_end = 0;
+    for d in digests {
+        if d.start < last_end || d.start >= d.end {
+            continue;
+        }
+        let raw: usize = doc.lines[d.start..d.end]
+            .iter()
+            .map(|l| l.text.len() + 1)
+            .sum();
+        let digest: usize = d
+            .lines(doc, crate::digest::Detail::Full)
+            .iter()
+            .map(|l| l.len() + 1)
+            .sum();
+        if digest + MARKER_COST >= raw {
+            continue;
+        }
+        for l in &mut doc.lines[d.start..d.end] {
+            if l.fate != Fate::Force {
+                l.fate = Fate::Drop(Reason::Grouped);
+            }
+        }
+        last_end = d.end;
+        kept.push(d);
+    }
+    doc.digests = kept;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::digest::Detail;
+    use crate::stages::classify;
+
+    fn cascade(n: usize) -> String {
+        let mut s = String::from("   Compiling orders v0.1.0\n");
+        for i in 0..n {
+            s.push_str(&format!(
+                "error[E0308]: mismatched types\n  --> src/m.rs:{}:11\n   |\n{} |     units(item.quantity)\n   |           ^^^^^^^^^^^^^ expected `u32`, found `String`\n\n",
+                i * 5 + 3,
+                i * 5 + 3
+            ));
+        }
+        s.push_str(&format!(
+            "error: could not compile `orders` (lib) due to {n} previous errors\n"
+        ));
+        s
+    }
+
+    #[test]
+    fn one_cause_is_reported_once_with_every_location() {
+        let text = cascade(40);
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, "", &text, 101);
+        classify::run(&mut doc);
+        run(&mut doc);
+        apply(&mut doc);
+        assert_eq!(doc.digests.len(), 1);
+        let lines = doc.digests[0].lines(&doc, Detail::Full);
+        assert_eq!(lines[0], "error[E0308]: mismatched types");
+        assert_eq!(lines[1], "  --> src/m.rs:3:11");
+        assert!(lines[4].ends_with("expected `u32`, found `String`"));
+        let list = lines.last().unwrap();
+        assert!(
+            list.starts_with("E0308 ×40: src/m.rs:3:11, src/m.rs:8:11, "),
+            "{list}"
+        );
+        assert!(list.ends_with("src/m.rs:198:11"), "{list}");
+        // The compile line and the summary stay; the findings between are grouped.
+        let n = doc.lines.len();
+        assert!(doc.lines[0].shown());
+        assert!(doc.lines[n - 1].shown());
+        assert!(doc.lines[1..n - 2]
+            .iter()
+            .all(|l| l.fate == Fate::Drop(Reason::Grouped)));
+    }
+
+    #[test]
+    fn differing_values_are_listed_per_location() {
+        let text = "a.py:3:8: F401 [*] `os` imported but unused\nb.py:3:8: F401 [*] `re` imported but unused\nc.py:9:1: F841 Local variable `x` is assigned to but never used\nd.py:3:8: F401 [*] `os` imported but unused\nFound 4 errors.\n";
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, text, "", 1);
+        classify::run(&mut doc);
+        run(&mut doc);
+        let lines = doc.digests[0].lines(&doc, Detail::Full);
+        assert_eq!(
+            lines,
+            vec![
+                "a.py:3:8: F401 [*] `os` imported but unused",
+                "F401 ×3: a.py:3:8 `os`, b.py:3:8 `re`, d.py:3:8 `os`",
+                "c.py:9:1: F841 Local variable `x` is assigned to but never used",
+            ]
+        );
+    }
+
+    #[test]
+    fn two_unrelated_findings_are_left_alone() {
+        let text = "a.c:1:1: error: one thing\nb.c:2:2: warning: another [-Wx]\n";
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, text, "", 1);
+        classify::run(&mut doc);
+        run(&mut doc);
+        apply(&mut doc);
+        assert!(doc.digests.is_empty());
+        assert!(doc.lines.iter().all(|l| l.shown()));
+    }
+}

@@ -1,0 +1,119 @@
+//! ESLint: the stylish format (a file's path alone on a line, then one indented
+//! `line:col  severity  message  rule` line per problem) and the compact one
+//! (`path: line 5, col 9, Error - message (rule)`).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::doc::{Doc, Finding, Severity};
+
+static FILE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(/?[^\s:]+\.(?:[cm]?[jt]sx?|vue|svelte|astro))$").expect("compiles")
+});
+static PROBLEM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s+(\d+:\d+)\s+(error|warning)\s+(.+?)\s{2,}(@?[\w/-]+)$").expect("compiles")
+});
+static COMPACT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\S+): line (\d+), col (\d+), (Error|Warning) - (.+) \((@?[\w/-]+)\)$")
+        .expect("compiles")
+});
+
+/// Adds every ESLint problem in `range` to `doc.findings`. A file's first problem
+/// starts at the file's header line, so the header belongs to the region it names.
+pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
+    let mut file: Option<(usize, String)> = None;
+    for i in range {
+        let text = &doc.lines[i].text;
+        if let Some(c) = COMPACT.captures(text) {
+            doc.findings.push(Finding {
+                start: i,
+                end: i + 1,
+                head: i,
+                severity: if &c[4] == "Error" {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                rule: c[6].to_string(),
+                message: c[5].to_string(),
+                location: format!("{}:{}:{}", &c[1], &c[2], &c[3]),
+            });
+            continue;
+        }
+        if let Some(c) = FILE.captures(text) {
+            file = Some((i, c[1].to_string()));
+            continue;
+        }
+        let Some((header, path)) = &file else {
+            continue;
+        };
+        let Some(c) = PROBLEM.captures(text) else {
+            if !text.trim().is_empty() {
+                file = None;
+            }
+            continue;
+        };
+        let first_of_file = doc.findings.last().is_none_or(|f| f.end <= *header);
+        doc.findings.push(Finding {
+            start: if first_of_file { *header } else { i },
+            end: i + 1,
+            head: i,
+            severity: if &c[2] == "error" {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            rule: c[4].to_string(),
+            message: c[3].to_string(),
+            location: format!("{path}:{}", &c[1]),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stages::classify;
+
+    fn findings(text: &str) -> Vec<Finding> {
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, text, "", 1);
+        classify::run(&mut doc);
+        doc.findings
+    }
+
+    #[test]
+    fn stylish() {
+        let f = findings(
+            "
+/tmp/p/src/cart/api.js
+  5:9   error  'cartCache' is assigned a value but never used  no-unused-vars
+  7:18  error  Expected '===' and instead saw '=='             eqeqeq
+
+/tmp/p/src/cart/store.js
+  15:3  warning  Unexpected console statement  no-console
+
+✖ 3 problems (2 errors, 1 warning)
+",
+        );
+        assert_eq!(f.len(), 3);
+        assert_eq!(f[0].location, "/tmp/p/src/cart/api.js:5:9");
+        assert_eq!(f[0].rule, "no-unused-vars");
+        assert_eq!(
+            f[0].message,
+            "'cartCache' is assigned a value but never used"
+        );
+        assert_eq!((f[0].start, f[0].end), (1, 3));
+        assert_eq!((f[1].start, f[1].end), (3, 4));
+        assert_eq!((f[2].start, f[2].severity), (5, Severity::Warning));
+    }
+
+    #[test]
+    fn compact() {
+        let f = findings("/p/a.js: line 5, col 9, Error - 'x' is defined but never used. (no-unused-vars)\n\n1 problem\n");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].location, "/p/a.js:5:9");
+        assert_eq!(f[0].rule, "no-unused-vars");
+    }
+}

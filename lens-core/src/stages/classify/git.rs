@@ -1,0 +1,282 @@
+//! git: `git log`/`git show` in the default format (one line per commit), the long
+//! `git status` (one line per section), and `git diff` (hunks narrowed to the changed
+//! lines, each with the exact `@@` numbers `git diff -U0` would print).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::digest::{Body, Digest};
+use crate::doc::{Class, Doc, Stream};
+
+static COMMIT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^commit ([0-9a-f]{40})(?: \(.*\))?$").expect("compiles"));
+static HUNK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$").expect("compiles")
+});
+static STATUS_ENTRY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\t(?:(modified|new file|deleted|renamed|copied|typechange|both modified|both added|both deleted|added by us|added by them|deleted by us|deleted by them):\s+)?(.+)$")
+        .expect("compiles")
+});
+
+/// Adds digests for any git log, status or diff output in `range`.
+pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+    if range.is_empty() {
+        return;
+    }
+    let first = doc.lines[range.start].text.to_string();
+    if COMMIT.is_match(&first) {
+        log(doc, stream, range);
+    } else if first.starts_with("On branch ") || first.starts_with("HEAD detached ") {
+        status(doc, stream, range);
+    } else if first.starts_with("diff --git ") {
+        diff(doc, stream, range);
+    }
+}
+
+/// `Tue Feb 3 05:00:00 2026 +0000` as `2026-02-03`.
+fn short_date(date: &str) -> String {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let p: Vec<&str> = date.split_whitespace().collect();
+    match (
+        p.get(1).and_then(|m| MONTHS.iter().position(|x| x == m)),
+        p.get(2),
+        p.get(4),
+    ) {
+        (Some(m), Some(d), Some(y)) => format!("{y}-{:02}-{:0>2}", m + 1, d),
+        _ => date.trim().to_string(),
+    }
+}
+
+fn log(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+    let mut lines = Vec::new();
+    let mut i = range.start;
+    let mut end = range.start;
+    while i < range.end {
+        let Some(c) = COMMIT.captures(&doc.lines[i].text) else {
+            break;
+        };
+        let hash = c[1][..7].to_string();
+        let (mut author, mut date, mut subject) = (String::new(), String::new(), String::new());
+        i += 1;
+        while i < range.end && !COMMIT.is_match(&doc.lines[i].text) {
+            let t = &doc.lines[i].text;
+            if let Some(a) = t.strip_prefix("Author: ") {
+                author = a.split(" <").next().unwrap_or(a).to_string();
+            } else if let Some(d) = t.strip_prefix("Date: ") {
+                date = short_date(d);
+            } else if subject.is_empty() && t.starts_with("    ") && !t.trim().is_empty() {
+                subject = t.trim().to_string();
+            } else if !t.starts_with("    ") && !t.trim().is_empty() && !t.starts_with("Merge: ") {
+                // Not a commit's line any more (a --stat, a diff): stop the digest here.
+                break;
+            }
+            i += 1;
+        }
+        end = i;
+        lines.push(format!("{hash} {subject} ({author}, {date})"));
+        if i < range.end && !COMMIT.is_match(&doc.lines[i].text) {
+            break;
+        }
+    }
+    if lines.len() >= 2 {
+        doc.digests.push(Digest {
+            stream,
+            start: range.start,
+            end,
+            failure: false,
+            body: Body::Lines(lines),
+        });
+    }
+}
+
+fn status(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+    let mut out = vec![doc.lines[range.start].text.to_string()];
+    let mut section = String::new();
+    let mut items: Vec<String> = Vec::new();
+    let flush = |out: &mut Vec<String>, section: &str, items: &mut Vec<String>| {
+        if !items.is_empty() {
+            out.push(format!("{section}: {}", items.join(", ")));
+            items.clear();
+        }
+    };
+    for i in range.start + 1..range.end {
+        let t = doc.lines[i].text.to_string();
+        if let Some(c) = STATUS_ENTRY.captures(&t) {
+            let what = c.get(1).map_or("", |m| m.as_str());
+            let short = match what {
+                "modified" | "both modified" => "M ",
+                "new file" | "both added" | "added by us" | "added by them" => "A ",
+                "deleted" | "both deleted" | "deleted by us" | "deleted by them" => "D ",
+                "renamed" => "R ",
+                "copied" => "C ",
+                "typechange" => "T ",
+                _ => "",
+            };
+            items.push(format!("{short}{}", c[2].trim()));
+        } else if let Some(name) = t.strip_suffix(':').filter(|_| !t.starts_with(' ')) {
+            flush(&mut out, &section, &mut items);
+            section = match name {
+                "Changes to be committed" => "staged".into(),
+                "Changes not staged for commit" => "not staged".into(),
+                "Untracked files" => "untracked".into(),
+                "Unmerged paths" => "unmerged".into(),
+                other => other.to_lowercase(),
+            };
+        } else if t.trim_start().starts_with("(use \"git") || t.trim().is_empty() {
+            continue;
+        } else {
+            flush(&mut out, &section, &mut items);
+            out.push(t);
+        }
+    }
+    flush(&mut out, &section, &mut items);
+    doc.digests.push(Digest {
+        stream,
+        start: range.start,
+        end: range.end,
+        failure: false,
+        body: Body::Lines(out),
+    });
+}
+
+fn diff(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+    let mut out = Vec::new();
+    let (mut old, mut new) = (0u32, 0u32);
+    // The pending run of changed lines: where it starts in old and new, and its lines.
+    let mut run: Vec<String> = Vec::new();
+    let (mut run_old, mut run_new, mut dels, mut adds) = (0u32, 0u32, 0u32, 0u32);
+    let flush = |out: &mut Vec<String>, run: &mut Vec<String>, o: u32, n: u32, d: u32, a: u32| {
+        if run.is_empty() {
+            return;
+        }
+        // As `git diff -U0` numbers an empty side: the line before it.
+        let o = if d == 0 { o - 1 } else { o };
+        let n = if a == 0 { n - 1 } else { n };
+        out.push(format!("@@ -{o},{d} +{n},{a} @@"));
+        out.append(run);
+    };
+    for i in range.clone() {
+        let t = doc.lines[i].text.to_string();
+        if let Some(rest) = t.strip_prefix("diff --git ") {
+            flush(&mut out, &mut run, run_old, run_new, dels, adds);
+            let mut parts = rest.split(' ');
+            let (a, b) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            let (a, b) = (
+                a.strip_prefix("a/").unwrap_or(a),
+                b.strip_prefix("b/").unwrap_or(b),
+            );
+            out.push(if a == b {
+                format!("diff {a}")
+            } else {
+                format!("diff {a} -> {b}")
+            });
+            continue;
+        }
+        if let Some(c) = HUNK.captures(&t) {
+            flush(&mut out, &mut run, run_old, run_new, dels, adds);
+            old = c[1].parse().unwrap_or(0);
+            new = c[3].parse().unwrap_or(0);
+            continue;
+        }
+        if t.starts_with("--- ") || t.starts_with("+++ ") || t.starts_with("index ") {
+            continue;
+        }
+        match t.as_bytes().first() {
+            Some(b'+') | Some(b'-') => {
+                if run.is_empty() {
+                    (run_old, run_new, dels, adds) = (old, new, 0, 0);
+                }
+                if t.starts_with('+') {
+                    adds += 1;
+                    new += 1;
+                } else {
+                    dels += 1;
+                    old += 1;
+                }
+                run.push(t);
+            }
+            Some(b' ') | None => {
+                flush(&mut out, &mut run, run_old, run_new, dels, adds);
+                old += 1;
+                new += 1;
+            }
+            // `\ No newline at end of file`, mode lines, binary notices: as printed.
+            _ => {
+                flush(&mut out, &mut run, run_old, run_new, dels, adds);
+                if doc.lines[i].class != Class::Blank {
+                    out.push(t);
+                }
+            }
+        }
+    }
+    flush(&mut out, &mut run, run_old, run_new, dels, adds);
+    doc.digests.push(Digest {
+        stream,
+        start: range.start,
+        end: range.end,
+        failure: false,
+        body: Body::Lines(out),
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::digest::Detail;
+    use crate::stages::classify;
+
+    fn digest(text: &str) -> Vec<String> {
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, text, "", 0);
+        classify::run(&mut doc);
+        doc.digests
+            .iter()
+            .flat_map(|d| d.lines(&doc, Detail::Full))
+            .collect()
+    }
+
+    #[test]
+    fn log_is_one_line_per_commit() {
+        let out = "commit 74dcffac74158184a0bd70db2deb7ab8a14f622c\nAuthor: Ada Okafor <ada@example.com>\nDate:   Tue Feb 3 05:00:00 2026 +0000\n\n    Release 0.14.0\n\ncommit 4f550afdaed6df8b2f5806b4f7a361f775529b82 (tag: v1)\nMerge: 1 2\nAuthor: Chen Wei <chen@example.com>\nDate:   Mon Feb 2 04:00:00 2026 +0000\n\n    Document the release process\n\n    With a body.\n";
+        assert_eq!(
+            digest(out),
+            vec![
+                "74dcffa Release 0.14.0 (Ada Okafor, 2026-02-03)",
+                "4f550af Document the release process (Chen Wei, 2026-02-02)"
+            ]
+        );
+    }
+
+    #[test]
+    fn status_is_one_line_per_section() {
+        let out = "On branch main\nChanges to be committed:\n  (use \"git restore --staged <file>...\" to unstage)\n\tmodified:   a.py\n\trenamed:    b.py -> c.py\n\nUntracked files:\n  (use \"git add <file>...\" to include in what will be committed)\n\tnotes/\n\tscratch.py\n\n";
+        assert_eq!(
+            digest(out),
+            vec![
+                "On branch main",
+                "staged: M a.py, R b.py -> c.py",
+                "untracked: notes/, scratch.py"
+            ]
+        );
+    }
+
+    #[test]
+    fn diff_keeps_changed_lines_with_exact_numbers() {
+        let out = "diff --git a/x.py b/x.py\nindex 1..2 100644\n--- a/x.py\n+++ b/x.py\n@@ -10,7 +10,8 @@ def f():\n     a\n     b\n-    c\n+    C\n+    D\n     e\n     f\n     g\n";
+        assert_eq!(
+            digest(out),
+            vec![
+                "diff x.py",
+                "@@ -12,1 +12,2 @@",
+                "-    c",
+                "+    C",
+                "+    D"
+            ]
+        );
+        let pure_add = "diff --git a/y b/y\n@@ -1,2 +1,3 @@\n a\n+b\n c\n";
+        assert_eq!(digest(pure_add), vec!["diff y", "@@ -1,0 +2,1 @@", "+b"]);
+    }
+}

@@ -1,0 +1,57 @@
+//! Package installs: pip and npm. Their chatter (`npm verbose`, `npm info`, `npm
+//! timing`, pip's `Collecting`/`Downloading`) is progress; `npm warn`/`npm error`,
+//! pip's `ERROR:`/`WARNING:` and the closing `Successfully installed`/`added N
+//! packages` lines are what the run was for.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::doc::{Class, Doc};
+
+static CHATTER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^npm (?:verbose|info|timing|sill|http)\b").expect("compiles"));
+static DONE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:Successfully installed |added \d+ packages?|removed \d+ packages?|changed \d+ packages?|up to date)")
+        .expect("compiles")
+});
+
+/// Reclassifies install chatter and results.
+pub fn run(doc: &mut Doc) {
+    for l in doc.lines.iter_mut() {
+        if l.class == Class::Blank {
+            continue;
+        }
+        if DONE.is_match(&l.text) {
+            l.class = Class::Summary;
+        } else if l.class == Class::Plain && CHATTER.is_match(&l.text) {
+            l.class = Class::Progress;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stages::classify;
+
+    #[test]
+    fn npm_and_pip() {
+        let out = "npm verbose title npm install\nnpm info run x@1.0.0 postinstall\nnpm warn deprecated a@1\nadded 23 packages in 1s\nSuccessfully installed ruff-0.17.6\nERROR: No matching distribution found for nope\n";
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, out, "", 0);
+        classify::run(&mut doc);
+        let classes: Vec<Class> = doc.lines.iter().map(|l| l.class).collect();
+        assert_eq!(
+            classes,
+            vec![
+                Class::Progress,
+                Class::Progress,
+                Class::Warning,
+                Class::Summary,
+                Class::Summary,
+                Class::Error
+            ]
+        );
+    }
+}

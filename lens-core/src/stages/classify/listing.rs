@@ -1,0 +1,256 @@
+//! Listings: `ls -l`, `find`, and `grep -n`/`-rn`. Every line is a real, distinct
+//! name, so nothing can go; what can is the repetition around them. ls -l becomes the
+//! names (sizes kept, `*` for executables, `-> target` for links); find becomes one
+//! line per directory; grep one line per file, with the text every match shares
+//! printed once. Each name is printed exactly as the tool printed it.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::digest::{factor, Body, Digest, Entry};
+use crate::doc::{Class, Doc, Stream};
+
+static LS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^([-dlcbps])([-rwxsStT]{9})\S*\s+\d+\s+\S+\s+\S+\s+([\d,]+(?:\.\d+)?[KMGT]?)\s+\w+\s+\d+\s+[\d:]+\s+(.+)$")
+        .expect("compiles")
+});
+static GREP: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^([^\s:][^:]*?):(\d+):(.*)$").expect("compiles"));
+
+/// Listings shorter than this stay as printed.
+const MIN_LINES: usize = 8;
+
+/// Adds a digest when the whole of `range` is one kind of listing.
+pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+    let texts: Vec<&str> = doc.lines[range.clone()]
+        .iter()
+        .filter(|l| l.class != Class::Blank)
+        .map(|l| l.text.as_ref())
+        .collect();
+    if texts.len() < MIN_LINES {
+        return;
+    }
+    let body = if let Some(b) = ls(&texts) {
+        b
+    } else if let Some(b) = grep(&texts) {
+        b
+    } else if let Some(b) = paths(&texts) {
+        b
+    } else {
+        return;
+    };
+    doc.digests.push(Digest {
+        stream,
+        start: range.start,
+        end: range.end,
+        failure: false,
+        body,
+    });
+}
+
+fn ls(texts: &[&str]) -> Option<Body> {
+    let body = texts.iter().skip_while(|t| t.starts_with("total "));
+    let mut dirs = Vec::new();
+    let mut files = Vec::new();
+    let mut links = Vec::new();
+    for t in body {
+        let c = LS.captures(t)?;
+        let name = c[4].to_string();
+        if name == "." || name == ".." {
+            continue;
+        }
+        match &c[1] {
+            "d" => dirs.push(format!("{name}/")),
+            "l" => links.push(name),
+            _ if c[2].contains('x') => files.push(format!("{name}*({})", &c[3])),
+            _ => files.push(format!("{name}({})", &c[3])),
+        }
+    }
+    let mut entries = Vec::new();
+    if !dirs.is_empty() {
+        entries.push(Entry {
+            key: "dirs:".into(),
+            items: dirs,
+        });
+    }
+    if !files.is_empty() {
+        entries.push(Entry {
+            key: "files (bytes, * executable):".into(),
+            items: files,
+        });
+    }
+    if !links.is_empty() {
+        entries.push(Entry {
+            key: "links:".into(),
+            items: links,
+        });
+    }
+    Some(Body::Listing {
+        template: None,
+        entries,
+    })
+}
+
+fn grep(texts: &[&str]) -> Option<Body> {
+    let mut order: Vec<String> = Vec::new();
+    let mut by_file: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for t in texts {
+        let c = GREP.captures(t)?;
+        let file = c[1].to_string();
+        if !by_file.contains_key(&file) {
+            order.push(file.clone());
+        }
+        by_file
+            .entry(file)
+            .or_default()
+            .push((c[2].to_string(), c[3].to_string()));
+    }
+    let all: Vec<&str> = by_file
+        .values()
+        .flatten()
+        .map(|(_, text)| text.trim())
+        .collect();
+    let (prefix, _, suffix) = factor(&all);
+    // Printing the shared text once pays only when it is longer than its marker.
+    let template = (prefix.len() + suffix.len() >= 8).then(|| (prefix.clone(), suffix.clone()));
+    let (pre, suf) = template
+        .as_ref()
+        .map_or((0, 0), |(p, s)| (p.len(), s.len()));
+    let entries = order
+        .into_iter()
+        .map(|file| {
+            let items = by_file[&file]
+                .iter()
+                .map(|(n, text)| {
+                    let t = text.trim();
+                    format!("{n}:{}", &t[pre..t.len() - suf])
+                })
+                .collect();
+            Entry {
+                key: format!("{file}:"),
+                items,
+            }
+        })
+        .collect();
+    Some(Body::Listing { template, entries })
+}
+
+fn paths(texts: &[&str]) -> Option<Body> {
+    let mut order: Vec<String> = Vec::new();
+    let mut by_dir: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for t in texts {
+        if t.contains(char::is_whitespace)
+            || !t.contains('/') && texts.len() > 1 && !t.starts_with('.')
+        {
+            return None;
+        }
+        let (dir, name) = match t.trim_end_matches('/').rsplit_once('/') {
+            Some((d, n)) => (format!("{d}/"), n.to_string()),
+            None => ("./".to_string(), t.to_string()),
+        };
+        if !by_dir.contains_key(&dir) {
+            order.push(dir.clone());
+        }
+        by_dir.entry(dir).or_default().push(name);
+    }
+    if by_dir.len() * 2 > texts.len() {
+        return None;
+    }
+    let entries = order
+        .into_iter()
+        .map(|dir| Entry {
+            items: by_dir[&dir].clone(),
+            key: dir,
+        })
+        .collect();
+    Some(Body::Listing {
+        template: None,
+        entries,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::digest::Detail;
+    use crate::stages::classify;
+
+    fn digest(text: &str) -> Vec<String> {
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, text, "", 0);
+        classify::run(&mut doc);
+        doc.digests
+            .iter()
+            .flat_map(|d| d.lines(&doc, Detail::Full))
+            .collect()
+    }
+
+    #[test]
+    fn ls_long() {
+        let mut out = String::from("total 108\ndrwxr-xr-x  8 root root 4096 Jan  1  2026 .\ndrwxrwxrwt 10 root root 4096 Nov 30 07:48 ..\n");
+        for (p, n) in [
+            ("-rw-r--r--", "a.txt"),
+            ("-rwxr-xr-x", "run.sh"),
+            ("drwxr-xr-x", "src"),
+            ("lrwxrwxrwx", "L -> a.txt"),
+        ] {
+            for i in 0..2 {
+                out.push_str(&format!("{p}  1 root root   12 Jan  1  2026 {n}{i}\n"));
+            }
+        }
+        let d = digest(&out);
+        assert_eq!(d[0], "dirs: src0/ src1/");
+        assert_eq!(
+            d[1],
+            "files (bytes, * executable): a.txt0(12) a.txt1(12) run.sh0*(12) run.sh1*(12)"
+        );
+        assert_eq!(d[2], "links: L -> a.txt0 | L -> a.txt1");
+    }
+
+    #[test]
+    fn find_groups_by_directory() {
+        let out = "./app/a.py\n./app/b.py\n./app/api/c.py\n./app/api/d.py\n./app/api/e.py\n./lib/f.py\n./lib/g.py\n./lib/h.py\n";
+        assert_eq!(
+            digest(out),
+            vec![
+                "./app/ a.py b.py",
+                "./app/api/ c.py d.py e.py",
+                "./lib/ f.py g.py h.py"
+            ]
+        );
+    }
+
+    #[test]
+    fn grep_groups_by_file_and_prints_shared_text_once() {
+        let mut out = String::new();
+        for (f, names) in [
+            ("src/a.rs", ["load", "save", "list"]),
+            ("src/b.rs", ["find", "drop", "keep"]),
+            ("src/c.rs", ["one", "two", "six"]),
+        ] {
+            for (i, n) in names.iter().enumerate() {
+                out.push_str(&format!(
+                    "{f}:{}:pub fn {n}(db: &Db) -> u64 {{\n",
+                    i * 10 + 1
+                ));
+            }
+        }
+        assert_eq!(
+            digest(&out),
+            vec![
+                "each item below stands for: pub fn …(db: &Db) -> u64 {",
+                "src/a.rs: 1:load 11:save 21:list",
+                "src/b.rs: 1:find 11:drop 21:keep",
+                "src/c.rs: 1:one 11:two 21:six",
+            ]
+        );
+    }
+
+    #[test]
+    fn prose_is_not_a_listing() {
+        let out = "this is a sentence\n".repeat(10);
+        assert!(digest(&out).is_empty());
+    }
+}
