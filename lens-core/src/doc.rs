@@ -163,7 +163,7 @@ impl Block {
 }
 
 /// Both streams of one run, as annotated lines.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Doc<'a> {
     /// stdout's lines, then stderr's.
     pub lines: Vec<Line<'a>>,

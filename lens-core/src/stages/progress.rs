@@ -42,8 +42,92 @@ static PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// True when `text` reads as a progress report.
+///
+/// Most lines are not progress, and compiling the full pattern costs more than a
+/// small command's whole run, so a few byte tests decide first whether the pattern
+/// could match at all.
 pub fn is_progress(text: &str) -> bool {
-    PROGRESS.is_match(text)
+    might_be_progress(text) && PROGRESS.is_match(text)
+}
+
+fn might_be_progress(text: &str) -> bool {
+    let t = text.trim_start();
+    let first = t.split(' ').next().unwrap_or("");
+    matches!(
+        first,
+        "Compiling"
+            | "Checking"
+            | "Downloading"
+            | "Downloaded"
+            | "Fetching"
+            | "Updating"
+            | "Locking"
+            | "Adding"
+            | "Blocking"
+            | "Fresh"
+            | "Documenting"
+            | "Packaging"
+            | "Verifying"
+            | "Unpacking"
+            | "Installing"
+            | "Resolving"
+            | "Building"
+            | "Removing"
+            | "Updated"
+            | "Collecting"
+            | "Obtaining"
+            | "Using"
+            | "Requirement"
+            | "Preparing"
+            | "Getting"
+            | "Created"
+            | "Stored"
+            | "npm"
+            | "Progress:"
+            | "remote:"
+            | "Enumerating"
+            | "Counting"
+            | "Compressing"
+            | "Receiving"
+            | "Writing"
+            | "Reading"
+            | "Selecting"
+            | "Setting"
+            | "Processing"
+            | "cc"
+            | "gcc"
+            | "g++"
+            | "c++"
+            | "clang"
+            | "clang++"
+            | "CC"
+            | "CXX"
+            | "LD"
+            | "AR"
+            | "AS"
+            | "GEN"
+            | "CCLD"
+    ) || first.starts_with("make")
+        || ["Get:", "Hit:", "Ign:"]
+            .iter()
+            .any(|p| first.starts_with(p))
+        || first.ends_with("-gcc")
+        || [
+            "idealTree",
+            "reify",
+            "fetchMetadata",
+            "extract",
+            "preinstall",
+        ]
+        .iter()
+        .any(|p| first.starts_with(p))
+        || (first.len() == 13
+            && first.ends_with(':')
+            && first[..12].bytes().all(|b| b.is_ascii_hexdigit()))
+        || t.contains('%')
+        || t.chars()
+            .next()
+            .is_some_and(|c| ('\u{2800}'..='\u{28ff}').contains(&c))
 }
 
 /// Marks progress lines and drops the runs of them.

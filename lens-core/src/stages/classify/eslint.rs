@@ -25,7 +25,11 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
     let mut file: Option<(usize, String)> = None;
     for i in range {
         let text = &doc.lines[i].text;
-        if let Some(c) = COMPACT.captures(text) {
+        if let Some(c) = if text.contains(", col ") {
+            COMPACT.captures(text)
+        } else {
+            None
+        } {
             doc.findings.push(Finding {
                 start: i,
                 end: i + 1,
@@ -41,14 +45,28 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
             });
             continue;
         }
-        if let Some(c) = FILE.captures(text) {
+        let source = [
+            ".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte",
+            ".astro",
+        ];
+        if let Some(c) = if source.iter().any(|e| text.ends_with(e)) {
+            FILE.captures(text)
+        } else {
+            None
+        } {
             file = Some((i, c[1].to_string()));
             continue;
         }
         let Some((header, path)) = &file else {
             continue;
         };
-        let Some(c) = PROBLEM.captures(text) else {
+        let problem =
+            text.starts_with(' ') && (text.contains("  error  ") || text.contains("  warning  "));
+        let Some(c) = (if problem {
+            PROBLEM.captures(text)
+        } else {
+            None
+        }) else {
             if !text.trim().is_empty() {
                 file = None;
             }

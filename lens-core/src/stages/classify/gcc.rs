@@ -29,7 +29,9 @@ fn is_excerpt(t: &str) -> bool {
 pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
-        let Some(c) = HEAD.captures(&doc.lines[i].text) else {
+        let t = &doc.lines[i].text;
+        let maybe = t.contains(": error") || t.contains(": warning") || t.contains(": fatal error");
+        let Some(c) = (if maybe { HEAD.captures(t) } else { None }) else {
             i += 1;
             continue;
         };
@@ -52,7 +54,8 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
         };
         let mut end = i + 1;
         while end < range.end
-            && (is_excerpt(&doc.lines[end].text) || NOTE.is_match(&doc.lines[end].text))
+            && (is_excerpt(&doc.lines[end].text)
+                || doc.lines[end].text.contains(": note: ") && NOTE.is_match(&doc.lines[end].text))
         {
             end += 1;
         }

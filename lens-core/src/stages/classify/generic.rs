@@ -60,12 +60,80 @@ static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
 
 /// True when a line reads as a failure.
 pub fn is_error(text: &str) -> bool {
-    ERROR.is_match(text) || ERROR_ANYWHERE.is_match(text)
+    might_be_error(text) && (ERROR.is_match(text) || ERROR_ANYWHERE.is_match(text))
 }
 
 /// True when a line sums up the run.
 pub fn is_summary(text: &str) -> bool {
-    SUMMARY.is_match(text)
+    might_be_summary(text) && SUMMARY.is_match(text)
+}
+
+/// One pass over a line for any of `needles` (a literal alternation, which the regex
+/// crate runs as a multi-substring search and compiles in microseconds).
+fn literals(needles: &[&str]) -> Regex {
+    let alternation: Vec<String> = needles.iter().map(|n| regex::escape(n)).collect();
+    Regex::new(&alternation.join("|")).expect("literals compile")
+}
+
+// Every alternative of ERROR and ERROR_ANYWHERE holds one of these words (or starts
+// with E), so a line without any cannot match; most lines have none, and the full
+// patterns are then never compiled or run.
+static ERROR_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    literals(&[
+        "rror",
+        "RROR",
+        "atal",
+        "ATAL",
+        "Traceback",
+        "xception",
+        "nterrupt",
+        "Exit",
+        "FAIL",
+        "panicked",
+        "npm ",
+        "make",
+        "Segmentation",
+        "Aborted",
+        "Killed",
+        "✗",
+        "✖",
+        "×",
+        "✘",
+    ])
+});
+static SUMMARY_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    literals(&[
+        "test result",
+        "Finished",
+        "Running",
+        "Test",
+        "Snapshots",
+        "FAIL",
+        "PASS",
+        "Found",
+        "problem",
+        "compile",
+        "Ran ",
+        "OK",
+        "passed",
+        "failed",
+    ])
+});
+static WARNING_WORDS: LazyLock<Regex> = LazyLock::new(|| literals(&["arn", "ARN"]));
+
+fn might_be_error(text: &str) -> bool {
+    text.starts_with('E') || ERROR_WORDS.is_match(text)
+}
+
+fn might_be_summary(text: &str) -> bool {
+    text.starts_with('=')
+        || text.starts_with("ok")
+        || text.starts_with('#')
+        || SUMMARY_WORDS.is_match(text)
+}
+
+fn might_be_warning(text: &str) -> bool {
+    WARNING_WORDS.is_match(text)
 }
 
 /// The class of one line, from its text alone.
@@ -78,7 +146,7 @@ pub fn class_of(text: &str) -> Class {
         Class::Summary
     } else if is_error(text) {
         Class::Error
-    } else if WARNING.is_match(text) {
+    } else if might_be_warning(text) && WARNING.is_match(text) {
         Class::Warning
     } else if is_source_quote(text) {
         Class::Source

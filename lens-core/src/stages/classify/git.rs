@@ -14,10 +14,6 @@ static COMMIT: LazyLock<Regex> =
 static HUNK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$").expect("compiles")
 });
-static STATUS_ENTRY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\t(?:(modified|new file|deleted|renamed|copied|typechange|both modified|both added|both deleted|added by us|added by them|deleted by us|deleted by them):\s+)?(.+)$")
-        .expect("compiles")
-});
 
 /// Adds digests for any git log, status or diff output in `range`.
 pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
@@ -25,7 +21,7 @@ pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         return;
     }
     let first = doc.lines[range.start].text.to_string();
-    if COMMIT.is_match(&first) {
+    if first.starts_with("commit ") && COMMIT.is_match(&first) {
         log(doc, stream, range);
     } else if first.starts_with("On branch ") || first.starts_with("HEAD detached ") {
         status(doc, stream, range);
@@ -50,6 +46,10 @@ fn short_date(date: &str) -> String {
     }
 }
 
+fn is_commit(t: &str) -> bool {
+    t.starts_with("commit ") && COMMIT.is_match(t)
+}
+
 fn log(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
     let mut lines = Vec::new();
     let mut i = range.start;
@@ -61,7 +61,7 @@ fn log(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         let hash = c[1][..7].to_string();
         let (mut author, mut date, mut subject) = (String::new(), String::new(), String::new());
         i += 1;
-        while i < range.end && !COMMIT.is_match(&doc.lines[i].text) {
+        while i < range.end && !is_commit(&doc.lines[i].text) {
             let t = &doc.lines[i].text;
             if let Some(a) = t.strip_prefix("Author: ") {
                 author = a.split(" <").next().unwrap_or(a).to_string();
@@ -77,7 +77,7 @@ fn log(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         }
         end = i;
         lines.push(format!("{hash} {subject} ({author}, {date})"));
-        if i < range.end && !COMMIT.is_match(&doc.lines[i].text) {
+        if i < range.end && !is_commit(&doc.lines[i].text) {
             break;
         }
     }
@@ -104,8 +104,12 @@ fn status(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
     };
     for i in range.start + 1..range.end {
         let t = doc.lines[i].text.to_string();
-        if let Some(c) = STATUS_ENTRY.captures(&t) {
-            let what = c.get(1).map_or("", |m| m.as_str());
+        if let Some(entry) = t.strip_prefix('\t') {
+            // `\tmodified:   path`, or a bare `\tpath` in the untracked section.
+            let (what, path) = match entry.split_once(":   ") {
+                Some((w, p)) if !w.contains('/') => (w, p),
+                _ => ("", entry),
+            };
             let short = match what {
                 "modified" | "both modified" => "M ",
                 "new file" | "both added" | "added by us" | "added by them" => "A ",
@@ -115,7 +119,7 @@ fn status(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
                 "typechange" => "T ",
                 _ => "",
             };
-            items.push(format!("{short}{}", c[2].trim()));
+            items.push(format!("{short}{}", path.trim()));
         } else if let Some(name) = t.strip_suffix(':').filter(|_| !t.starts_with(' ')) {
             flush(&mut out, &section, &mut items);
             section = match name {

@@ -22,9 +22,11 @@ pub fn run(doc: &mut Doc) {
         if l.class == Class::Blank {
             continue;
         }
-        if DONE.is_match(&l.text) {
+        let first = l.text.as_bytes()[0];
+        if matches!(first, b'S' | b'a' | b'r' | b'c' | b'u') && DONE.is_match(&l.text) {
             l.class = Class::Summary;
-        } else if l.class == Class::Plain && CHATTER.is_match(&l.text) {
+        } else if l.class == Class::Plain && l.text.starts_with("npm ") && CHATTER.is_match(&l.text)
+        {
             l.class = Class::Progress;
         }
     }

@@ -50,12 +50,35 @@ pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
     });
 }
 
+/// `-rw-r--r--`, `drwxr-xr-x`: the mode column `ls -l` starts every entry with.
+fn looks_like_mode(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.len() > 10 && b"-dlcbps".contains(&b[0]) && b[1..10].iter().all(|c| b"rwxsStT-".contains(c))
+}
+
+/// `path:12:` at the start of a line.
+fn looks_like_grep(t: &str) -> bool {
+    t.split_once(':').is_some_and(|(_, rest)| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && rest.as_bytes().get(digits) == Some(&b':')
+    })
+}
+
 fn ls(texts: &[&str]) -> Option<Body> {
-    let body = texts.iter().skip_while(|t| t.starts_with("total "));
+    let mut body = texts
+        .iter()
+        .skip_while(|t| t.starts_with("total "))
+        .peekable();
+    if !body.peek().is_some_and(|t| looks_like_mode(t)) {
+        return None;
+    }
     let mut dirs = Vec::new();
     let mut files = Vec::new();
     let mut links = Vec::new();
     for t in body {
+        if !looks_like_mode(t) {
+            return None;
+        }
         let c = LS.captures(t)?;
         let name = c[4].to_string();
         if name == "." || name == ".." {
@@ -97,6 +120,9 @@ fn grep(texts: &[&str]) -> Option<Body> {
     let mut order: Vec<String> = Vec::new();
     let mut by_file: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     for t in texts {
+        if !looks_like_grep(t) {
+            return None;
+        }
         let c = GREP.captures(t)?;
         let file = c[1].to_string();
         if !by_file.contains_key(&file) {

@@ -20,7 +20,16 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
         let text = &doc.lines[i].text;
-        if let Some(c) = CONCISE.captures(text) {
+        // `path:12:3: ` before the pattern is tried.
+        let concise = !text.starts_with([' ', '\t'])
+            && text
+                .split_once(':')
+                .is_some_and(|(_, r)| r.starts_with(|c: char| c.is_ascii_digit()));
+        if let Some(c) = if concise {
+            CONCISE.captures(text)
+        } else {
+            None
+        } {
             doc.findings.push(Finding {
                 start: i,
                 end: i + 1,
@@ -33,7 +42,10 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
             i += 1;
             continue;
         }
-        let located = i + 1 < range.end && FULL_LOCATION.is_match(&doc.lines[i + 1].text);
+        let located = i + 1 < range.end
+            && doc.lines[i + 1].text.contains("--> ")
+            && text.starts_with(|c: char| c.is_ascii_uppercase())
+            && FULL_LOCATION.is_match(&doc.lines[i + 1].text);
         let Some(c) = FULL_HEAD.captures(text).filter(|_| located) else {
             i += 1;
             continue;

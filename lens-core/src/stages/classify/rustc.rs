@@ -32,7 +32,13 @@ fn is_summary(message: &str) -> bool {
 pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
-        let Some(c) = HEAD.captures(&doc.lines[i].text) else {
+        let t = &doc.lines[i].text;
+        let c = if t.starts_with("error") || t.starts_with("warning") {
+            HEAD.captures(t)
+        } else {
+            None
+        };
+        let Some(c) = c else {
             i += 1;
             continue;
         };
@@ -52,15 +58,15 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
         let mut end = i + 1;
         while end < range.end && doc.lines[end].class != Class::Blank {
             let t = &doc.lines[end].text;
-            if HEAD.is_match(t) {
+            if (t.starts_with("error") || t.starts_with("warning")) && HEAD.is_match(t) {
                 break;
             }
-            if location.is_empty() {
+            if location.is_empty() && t.contains("--> ") {
                 if let Some(l) = LOCATION.captures(t) {
                     location = l[1].to_string();
                 }
             }
-            if rule.is_empty() {
+            if rule.is_empty() && t.contains('#') {
                 if let Some(l) = CLIPPY_LINK.captures(t) {
                     rule = format!("clippy::{}", &l[1]);
                 } else if let Some(l) = LINT_NOTE.captures(t) {

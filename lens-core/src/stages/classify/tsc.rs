@@ -20,6 +20,10 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
         let text = &doc.lines[i].text;
+        if !text.contains(" TS") {
+            i += 1;
+            continue;
+        }
         let (c, pretty) = match (PLAIN.captures(text), PRETTY.captures(text)) {
             (Some(c), _) => (c, false),
             (None, Some(c)) => (c, true),
