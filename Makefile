@@ -4,6 +4,8 @@
 #   make test            unit, integration and property tests
 #   make check           fmt, clippy -D warnings, ruff
 #   make build           out/release/<arch>/lens
+#   make bench           growth gate, latency report, results/overhead.json
+#   make bench-save      rewrite the latency baseline from this machine
 #
 # See README.md for the rest.
 
@@ -11,6 +13,7 @@
 
 include build/rust.mk
 include build/harness.mk
+include build/bench.mk
 include build/tools.mk
 
 .PHONY: help
