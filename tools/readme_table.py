@@ -1,0 +1,66 @@
+"""Rewrite the README's generated sections from the committed results.
+
+The compare table comes from `compare --render results/compare.json` (the JSON is
+the record, the table is rendered from it) and the performance lines from
+results/overhead.json. Each section sits between `<!-- NAME:begin -->` and
+`<!-- NAME:end -->` markers; nothing outside them is touched.
+"""
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+
+def splice(text: str, name: str, body: str) -> str:
+    pattern = re.compile(rf"(<!-- {name}:begin -->\n).*?(<!-- {name}:end -->)", re.S)
+    if not pattern.search(text):
+        sys.exit(f"readme_table: no <!-- {name}:begin --> ... <!-- {name}:end --> block in the README; add one")
+    return pattern.sub(lambda m: m.group(1) + body.rstrip("\n") + "\n" + m.group(2), text)
+
+
+def performance(path: Path) -> str:
+    o = json.loads(path.read_text())
+    gs, cb, tp = o["git_status"], o["cargo_build_noop"], o["throughput"]
+    ms = gs["median_ms"]
+    lines = [
+        f"Measured by `{o['command']}` at {o['git_revision'][:12]} on {o['date'][:10]}"
+        f" ({o['machine']['cores']} cores, {o['machine']['cpu']}); {o['method']}.",
+        "",
+        f"- `lens git status` takes {gs['lens_over_git']}x the time of `git status`"
+        f" ({ms['lens']} ms against {ms['git']} ms, {gs['repo']}).",
+    ]
+    if gs.get("lens_over_rtk") is not None:
+        lines.append(f"- `rtk git status` takes {ms['rtk']} ms: Lens runs in {gs['lens_over_rtk']}x rtk's time.")
+    lines += [
+        f"- A no-op `lens cargo build` takes {cb['lens_over_cargo']}x the time of `cargo build`"
+        f" ({cb['median_ms']['lens']} ms against {cb['median_ms']['cargo']} ms).",
+        "- Peak RSS: " + ", ".join(f"{k} {v / 1024:.1f} MiB" for k, v in o["peak_rss_kib"].items()) + ".",
+        f"- The level-2 pipeline filters {tp['level2_pipeline_mb_per_s']} MB/s on a"
+        f" {int(tp['input'].split()[0]) >> 20} MB log (best of {tp['best_of']}).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("readme", type=Path)
+    parser.add_argument("--compare", required=True, help="the compare binary")
+    parser.add_argument("--results", type=Path, default=Path("results/compare.json"))
+    parser.add_argument("--overhead", type=Path, default=Path("results/overhead.json"))
+    args = parser.parse_args()
+    table = subprocess.run(
+        [args.compare, "--render", str(args.results)], check=True, capture_output=True, text=True
+    ).stdout
+    text = args.readme.read_text()
+    text = splice(text, "compare", table)
+    if args.overhead.exists():
+        text = splice(text, "performance", performance(args.overhead))
+    args.readme.write_text(text)
+    print(f"rewrote the generated sections of {args.readme}")
+
+
+if __name__ == "__main__":
+    main()
