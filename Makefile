@@ -6,6 +6,7 @@
 #   make build           out/release/<arch>/lens
 #   make bench           growth gate, latency report, results/overhead.json
 #   make bench-save      rewrite the latency baseline from this machine
+#   make retention       retention sweep (RETENTION_ARGS="--driver claude" spends credits)
 #
 # See README.md for the rest.
 

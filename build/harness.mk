@@ -2,7 +2,7 @@
 COMPARE := $(CARGO_TARGET_DIR)/release/compare
 COMPARE_ARGS ?=
 
-.PHONY: compare compare-record compare-live harness-bin readme-table
+.PHONY: compare compare-record compare-live harness-bin readme-table retention retention-plan
 
 harness-bin:
 	$(CARGO) build --release --locked -p harness
@@ -20,4 +20,16 @@ compare-live: build harness-bin
 
 # Rewrite the README's table from results/compare.json.
 readme-table: harness-bin
-	python3 tools/readme_table.py --compare $(COMPARE) --results results/compare.json README.md
+	python3 tools/readme_table.py --compare $(COMPARE) --harness $(CARGO_TARGET_DIR)/release/harness --results results/compare.json README.md
+
+HARNESS := $(CARGO_TARGET_DIR)/release/harness
+RETENTION_ARGS ?= --driver scripted
+
+# The retention plan: every cell and a preflight verdict; spends nothing.
+retention-plan: build harness-bin
+	$(HARNESS) plan $(RETENTION_ARGS)
+
+# The retention sweep. With a real driver (claude, cursor, codex) this spends API
+# credits; the scripted driver is a labelled simulation.
+retention: build harness-bin
+	$(HARNESS) run --run $(RETENTION_ARGS)

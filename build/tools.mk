@@ -1,6 +1,6 @@
 # Repository tooling in Python (tools/, and the case setup scripts), kept ruff-clean.
 RUFF ?= ruff
-PY_SOURCES := tools cases/_lib $(wildcard cases/*/setup)
+PY_SOURCES := tools cases/_lib $(wildcard cases/*/setup) $(wildcard tasks/*/setup tasks/*/verify)
 
 .PHONY: ruff fmt-py
 ruff:

@@ -1,8 +1,8 @@
 """Rewrite the README's generated sections from the committed results.
 
 The compare table comes from `compare --render results/compare.json` (the JSON is
-the record, the table is rendered from it) and the performance lines from
-results/overhead.json. Each section sits between `<!-- NAME:begin -->` and
+the record, the table is rendered from it), the performance lines from
+results/overhead.json and the retention table from `harness report`. Each section sits between `<!-- NAME:begin -->` and
 `<!-- NAME:end -->` markers; nothing outside them is touched.
 """
 
@@ -50,6 +50,8 @@ def main() -> None:
     parser.add_argument("--compare", required=True, help="the compare binary")
     parser.add_argument("--results", type=Path, default=Path("results/compare.json"))
     parser.add_argument("--overhead", type=Path, default=Path("results/overhead.json"))
+    parser.add_argument("--harness", help="the harness binary (renders the retention report)")
+    parser.add_argument("--retention", type=Path, default=Path("results/retention-scripted.json"))
     args = parser.parse_args()
     table = subprocess.run(
         [args.compare, "--render", str(args.results)], check=True, capture_output=True, text=True
@@ -58,6 +60,11 @@ def main() -> None:
     text = splice(text, "compare", table)
     if args.overhead.exists():
         text = splice(text, "performance", performance(args.overhead))
+    if args.harness and args.retention.exists():
+        report = subprocess.run(
+            [args.harness, "report", str(args.retention)], check=True, capture_output=True, text=True
+        ).stdout
+        text = splice(text, "retention", report)
     args.readme.write_text(text)
     print(f"rewrote the generated sections of {args.readme}")
 

