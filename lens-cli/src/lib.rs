@@ -126,7 +126,7 @@ fn run_cmd(r: RunArgs) -> i32 {
     let seed: [&[u8]; 5] = [joined.as_bytes(), &seed_time, &seed_pid, &stdout, &stderr];
     let provisional = Handle::derive(&seed, 0);
     let opts = options(level, budget, Some(provisional), &settings);
-    let mut shown = view(&req, &opts);
+    let mut shown = guarded_view(&req, &opts, &mut diagnostics);
     let mut handle = None;
     let changed = shown.stdout[..] != stdout[..] || shown.stderr[..] != stderr[..];
     if changed {
@@ -148,7 +148,11 @@ fn run_cmd(r: RunArgs) -> i32 {
         match store::save(&paths::store(), &seed, &meta, &stdout, &stderr) {
             Ok(h) => {
                 if h != provisional {
-                    shown = view(&req, &options(level, budget, Some(h), &settings));
+                    shown = guarded_view(
+                        &req,
+                        &options(level, budget, Some(h), &settings),
+                        &mut diagnostics,
+                    );
                 }
                 handle = Some(h);
             }
@@ -185,6 +189,43 @@ fn run_cmd(r: RunArgs) -> i32 {
         store::maybe_prune(&paths::store(), &caps, SystemTime::now());
     }
     exit
+}
+
+/// The view, or the raw output if the filter fails: a bug in Lens must never cost
+/// the user their command's output (invariant 6). The panic is reported after the
+/// output, in one line.
+fn guarded_view<'a>(
+    req: &Request<'a>,
+    opts: &Options,
+    diagnostics: &mut Vec<String>,
+) -> lens_core::View<'a> {
+    guarded(req, diagnostics, || view(req, opts))
+}
+
+fn guarded<'a>(
+    req: &Request<'a>,
+    diagnostics: &mut Vec<String>,
+    filter: impl FnOnce() -> lens_core::View<'a> + std::panic::UnwindSafe,
+) -> lens_core::View<'a> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(filter);
+    std::panic::set_hook(previous);
+    result.unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        diagnostics.push(format!(
+            "lens: the filter failed ({what}); the output is shown unfiltered; please report it"
+        ));
+        lens_core::View {
+            stdout: std::borrow::Cow::Borrowed(req.stdout),
+            stderr: std::borrow::Cow::Borrowed(req.stderr),
+            elided: false,
+        }
+    })
 }
 
 fn options(level: Level, budget: usize, handle: Option<Handle>, s: &Settings) -> Options {
@@ -363,6 +404,29 @@ fn stats_cmd(json: bool) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_filter_panic_shows_the_raw_output() {
+        let argv = vec!["x".to_string()];
+        let req = Request {
+            argv: &argv,
+            stdout: b"out\n",
+            stderr: b"err\n",
+            exit: 3,
+        };
+        let mut diags = Vec::new();
+        let v = guarded(&req, &mut diags, || panic!("index out of bounds"));
+        assert_eq!(&v.stdout[..], b"out\n");
+        assert_eq!(&v.stderr[..], b"err\n");
+        assert!(!v.elided);
+        assert_eq!(diags, vec!["lens: the filter failed (index out of bounds); the output is shown unfiltered; please report it"]);
+        // And a filter that works is passed through.
+        let mut diags = Vec::new();
+        let opts = Options::new(Level::Three, Handle::parse("0000abcd"));
+        let v = guarded_view(&req, &opts, &mut diags);
+        assert_eq!(&v.stdout[..], b"out\n");
+        assert!(diags.is_empty());
+    }
 
     #[test]
     fn line_ranges_are_one_based_and_inclusive() {
