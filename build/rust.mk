@@ -13,7 +13,7 @@ build: $(LENS)
 $(LENS): FORCE
 	$(CARGO) build --release --locked -p lens-cli
 	@mkdir -p $(BIN_DIR)
-	@cp $(CARGO_TARGET_DIR)/release/lens $(LENS)
+	@cp $(CARGO_TARGET_DIR)/release/lens $(LENS).tmp && mv -f $(LENS).tmp $(LENS)
 	@echo "built $(LENS)"
 
 test:
