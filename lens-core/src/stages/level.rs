@@ -52,10 +52,12 @@ pub fn one(doc: &mut Doc) {
 
 /// Narrows the view to level 0: one line.
 pub fn zero(doc: &mut Doc) {
+    // The first failure, even one a digest grouped: it is the likeliest cause, where
+    // the last shown error is usually a summary ("could not compile").
     let pick = doc
         .lines
         .iter()
-        .position(|l| l.shown() && l.class == Class::Error)
+        .position(|l| l.class == Class::Error && l.fate != Fate::Drop(Reason::Repeat))
         .or_else(|| {
             let last_in = |s: Stream| {
                 doc.range(s)
@@ -115,6 +117,21 @@ mod tests {
         d.lines[3].fate = Fate::Force;
         one(&mut d);
         assert_eq!(shown(&d), vec!["error: boom"]);
+    }
+
+    #[test]
+    fn level_zero_picks_the_first_failure_even_when_grouped() {
+        let argv = vec![];
+        let mut d = prepared(
+            &argv,
+            "",
+            "error[E0308]: mismatched types\n  --> a.rs:1:1\nerror: could not compile `x`\n",
+            101,
+        );
+        d.lines[0].fate = Fate::Drop(Reason::Grouped);
+        d.lines[1].fate = Fate::Drop(Reason::Grouped);
+        zero(&mut d);
+        assert_eq!(shown(&d), vec!["error[E0308]: mismatched types"]);
     }
 
     #[test]
