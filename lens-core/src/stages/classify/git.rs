@@ -228,18 +228,10 @@ fn diff(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::digest::Detail;
-    use crate::stages::classify;
+    use crate::stages::classify::testing;
 
     fn digest(text: &str) -> Vec<String> {
-        let argv = vec![];
-        let mut doc = Doc::new(&argv, text, "", 0);
-        classify::run(&mut doc);
-        doc.digests
-            .iter()
-            .flat_map(|d| d.lines(&doc, Detail::Full))
-            .collect()
+        testing::digest_lines(text)
     }
 
     #[test]

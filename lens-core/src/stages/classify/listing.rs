@@ -199,18 +199,10 @@ fn paths(texts: &[&str]) -> Option<Body> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::digest::Detail;
-    use crate::stages::classify;
+    use crate::stages::classify::testing;
 
     fn digest(text: &str) -> Vec<String> {
-        let argv = vec![];
-        let mut doc = Doc::new(&argv, text, "", 0);
-        classify::run(&mut doc);
-        doc.digests
-            .iter()
-            .flat_map(|d| d.lines(&doc, Detail::Full))
-            .collect()
+        testing::digest_lines(text)
     }
 
     #[test]

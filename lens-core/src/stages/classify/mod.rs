@@ -53,3 +53,29 @@ pub fn run(doc: &mut Doc) {
     });
     doc.digests.sort_by_key(|d| d.start);
 }
+
+/// Helpers the family tests share: classify an output and return what was found.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::digest::Detail;
+    use crate::doc::{Doc, Finding};
+
+    /// The findings in `stdout` and `stderr` of a failed run.
+    pub fn findings(stdout: &str, stderr: &str) -> Vec<Finding> {
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, stdout, stderr, 1);
+        super::run(&mut doc);
+        doc.findings
+    }
+
+    /// Every digest line proposed for `stdout`, in order.
+    pub fn digest_lines(stdout: &str) -> Vec<String> {
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, stdout, "", 0);
+        super::run(&mut doc);
+        doc.digests
+            .iter()
+            .flat_map(|d| d.lines(&doc, Detail::Full))
+            .collect()
+    }
+}

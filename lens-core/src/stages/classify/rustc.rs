@@ -93,7 +93,7 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stages::classify;
+    use crate::stages::classify::testing;
 
     const BUILD: &str = "   Compiling orders v0.1.0 (/tmp/orders)
 error[E0308]: mismatched types
@@ -136,10 +136,7 @@ warning: length comparison to zero
 ";
 
     fn findings(text: &str) -> Vec<Finding> {
-        let argv = vec![];
-        let mut doc = Doc::new(&argv, "", text, 101);
-        classify::run(&mut doc);
-        doc.findings
+        testing::findings("", text)
     }
 
     #[test]

@@ -70,13 +70,10 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stages::classify;
+    use crate::stages::classify::testing;
 
     fn findings(text: &str) -> Vec<Finding> {
-        let argv = vec![];
-        let mut doc = Doc::new(&argv, text, "", 2);
-        classify::run(&mut doc);
-        doc.findings
+        testing::findings(text, "")
     }
 
     #[test]
