@@ -62,17 +62,11 @@ fn run_cmd(r: RunArgs) -> i32 {
         // The record is written first: exec leaves no process to write it after.
         runlog::append(
             &paths::log_dir(),
-            &runlog::Record {
-                ts_ms: now_ms(started),
-                argv: argv.clone(),
-                level: r.level.unwrap_or(Level::Three).digit(),
-                passthrough: true,
-                exit: None,
-                dur_ms: None,
-                bytes_in: None,
-                bytes_out: None,
-                handle: None,
-            },
+            &runlog::Record::passthrough(
+                now_ms(started),
+                argv.clone(),
+                r.level.unwrap_or(Level::Three).digit(),
+            ),
         );
         let err = platform::exec(&mut cmd);
         return spawn_failure(&argv[0], &err);

@@ -39,6 +39,23 @@ pub struct Record {
     pub handle: Option<String>,
 }
 
+impl Record {
+    /// The record of a run exec'd untouched: no exit, duration or byte counts.
+    pub fn passthrough(ts_ms: u64, argv: Vec<String>, level: u8) -> Record {
+        Record {
+            ts_ms,
+            argv,
+            level,
+            passthrough: true,
+            exit: None,
+            dur_ms: None,
+            bytes_in: None,
+            bytes_out: None,
+            handle: None,
+        }
+    }
+}
+
 /// Appends a record; every error is swallowed (invariant 10).
 pub fn append(dir: &Path, record: &Record) {
     let _ = try_append(dir, record);
@@ -80,17 +97,7 @@ mod tests {
 
     #[test]
     fn passthrough_records_omit_outcomes() {
-        let r = Record {
-            ts_ms: 1,
-            argv: vec!["vim".into()],
-            level: 2,
-            passthrough: true,
-            exit: None,
-            dur_ms: None,
-            bytes_in: None,
-            bytes_out: None,
-            handle: None,
-        };
+        let r = Record::passthrough(1, vec!["vim".into()], 2);
         let s = serde_json::to_string(&r).unwrap();
         assert_eq!(
             s,
@@ -131,20 +138,7 @@ mod tests {
     fn unwritable_log_dir_is_swallowed() {
         let f = std::env::temp_dir().join(format!("lens-runlog-file-{}", std::process::id()));
         std::fs::write(&f, b"x").unwrap();
-        append(
-            &f.join("sub"),
-            &Record {
-                ts_ms: 0,
-                argv: vec![],
-                level: 2,
-                passthrough: true,
-                exit: None,
-                dur_ms: None,
-                bytes_in: None,
-                bytes_out: None,
-                handle: None,
-            },
-        );
+        append(&f.join("sub"), &Record::passthrough(0, vec![], 2));
         std::fs::remove_file(&f).unwrap();
     }
 }

@@ -79,6 +79,17 @@ pub struct FindingGroup {
 }
 
 impl Digest {
+    /// A digest of ready lines for lines `start..end` of `stream`, not a failure.
+    pub fn of_lines(stream: Stream, start: usize, end: usize, lines: Vec<String>) -> Digest {
+        Digest {
+            stream,
+            start,
+            end,
+            failure: false,
+            body: Body::Lines(lines),
+        }
+    }
+
     /// The digest's lines for `doc`.
     pub fn lines(&self, doc: &Doc, detail: Detail) -> Vec<String> {
         let mut out = match &self.body {

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::digest::{Body, Digest};
+use crate::digest::Digest;
 use crate::doc::{Class, Doc, Stream};
 
 static COMMIT: LazyLock<Regex> =
@@ -82,13 +82,8 @@ fn log(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         }
     }
     if lines.len() >= 2 {
-        doc.digests.push(Digest {
-            stream,
-            start: range.start,
-            end,
-            failure: false,
-            body: Body::Lines(lines),
-        });
+        doc.digests
+            .push(Digest::of_lines(stream, range.start, end, lines));
     }
 }
 
@@ -137,13 +132,8 @@ fn status(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         }
     }
     flush(&mut out, &section, &mut items);
-    doc.digests.push(Digest {
-        stream,
-        start: range.start,
-        end: range.end,
-        failure: false,
-        body: Body::Lines(out),
-    });
+    doc.digests
+        .push(Digest::of_lines(stream, range.start, range.end, out));
 }
 
 fn diff(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
@@ -217,13 +207,8 @@ fn diff(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         }
     }
     flush(&mut out, &mut run, run_old, run_new, dels, adds);
-    doc.digests.push(Digest {
-        stream,
-        start: range.start,
-        end: range.end,
-        failure: false,
-        body: Body::Lines(out),
-    });
+    doc.digests
+        .push(Digest::of_lines(stream, range.start, range.end, out));
 }
 
 #[cfg(test)]
