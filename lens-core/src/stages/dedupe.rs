@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::doc::{Class, Doc, Reason};
-use crate::handle::fnv1a;
+use crate::handle::{fnv1a, PrehashedState};
 
 /// Drops adjacent repeated lines and repeated multi-line blocks.
 pub fn run(doc: &mut Doc) {
@@ -21,7 +21,7 @@ pub fn run(doc: &mut Doc) {
     }
     // Whole blocks seen before. Keyed by a hash of the block's text, confirmed by
     // comparing the text, so a hash collision cannot drop a distinct block.
-    let mut seen: HashMap<(u8, u32), Vec<usize>> = HashMap::new();
+    let mut seen: HashMap<(u8, u32), Vec<usize>, PrehashedState> = HashMap::default();
     for bi in 0..doc.blocks.len() {
         let b = &doc.blocks[bi];
         if b.len() < 2 {

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use crate::doc::{Class, Doc, Fate, Reason, Stream};
-use crate::handle::fnv1a;
+use crate::handle::{fnv1a, PrehashedState};
 
 /// Bytes one marker line costs, roughly; reserved per gap the selection opens.
 const MARKER_COST: usize = 72;
@@ -49,7 +49,8 @@ pub fn shape(text: &str) -> u32 {
 }
 
 fn score(doc: &mut Doc) {
-    let mut counts: HashMap<u32, u32> = HashMap::with_capacity(doc.lines.len() / 4 + 1);
+    let mut counts: HashMap<u32, u32, PrehashedState> =
+        HashMap::with_capacity_and_hasher(doc.lines.len() / 4 + 1, PrehashedState::default());
     let shapes: Vec<u32> = doc.lines.iter().map(|l| shape(&l.text)).collect();
     for s in &shapes {
         *counts.entry(*s).or_default() += 1;

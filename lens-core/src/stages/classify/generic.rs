@@ -120,6 +120,44 @@ static SUMMARY_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     ])
 });
 static WARNING_WORDS: LazyLock<Regex> = LazyLock::new(|| literals(&["arn", "ARN"]));
+static ANY_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    literals(&[
+        "rror",
+        "RROR",
+        "atal",
+        "ATAL",
+        "Traceback",
+        "xception",
+        "nterrupt",
+        "Exit",
+        "FAIL",
+        "panicked",
+        "npm ",
+        "make",
+        "Segmentation",
+        "Aborted",
+        "Killed",
+        "✗",
+        "✖",
+        "×",
+        "✘",
+        "test result",
+        "Finished",
+        "Running",
+        "Test",
+        "Snapshots",
+        "PASS",
+        "Found",
+        "problem",
+        "compile",
+        "Ran ",
+        "OK",
+        "passed",
+        "failed",
+        "arn",
+        "ARN",
+    ])
+});
 
 fn might_be_error(text: &str) -> bool {
     text.starts_with('E') || ERROR_WORDS.is_match(text)
@@ -140,6 +178,17 @@ fn might_be_warning(text: &str) -> bool {
 pub fn class_of(text: &str) -> Class {
     if text.trim().is_empty() {
         return Class::Blank;
+    }
+    // Most lines hold none of the words any of the three classes needs: one scan
+    // for all of them decides that, instead of three.
+    let maybe =
+        text.starts_with(['E', '=', '#']) || text.starts_with("ok") || ANY_WORDS.is_match(text);
+    if !maybe {
+        return if is_source_quote(text) {
+            Class::Source
+        } else {
+            Class::Plain
+        };
     }
     // Summaries first: `test result: FAILED.` is a summary that happens to fail.
     if is_summary(text) {
