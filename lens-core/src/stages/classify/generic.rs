@@ -77,87 +77,52 @@ fn literals(needles: &[&str]) -> Regex {
 
 // Every alternative of ERROR and ERROR_ANYWHERE holds one of these words (or starts
 // with E), so a line without any cannot match; most lines have none, and the full
-// patterns are then never compiled or run.
-static ERROR_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    literals(&[
-        "rror",
-        "RROR",
-        "atal",
-        "ATAL",
-        "Traceback",
-        "xception",
-        "nterrupt",
-        "Exit",
-        "FAIL",
-        "panicked",
-        "npm ",
-        "make",
-        "Segmentation",
-        "Aborted",
-        "Killed",
-        "✗",
-        "✖",
-        "×",
-        "✘",
-    ])
-});
-static SUMMARY_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    literals(&[
-        "test result",
-        "Finished",
-        "Running",
-        "Test",
-        "Snapshots",
-        "FAIL",
-        "PASS",
-        "Found",
-        "problem",
-        "compile",
-        "Ran ",
-        "OK",
-        "passed",
-        "failed",
-    ])
-});
-static WARNING_WORDS: LazyLock<Regex> = LazyLock::new(|| literals(&["arn", "ARN"]));
-static ANY_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    literals(&[
-        "rror",
-        "RROR",
-        "atal",
-        "ATAL",
-        "Traceback",
-        "xception",
-        "nterrupt",
-        "Exit",
-        "FAIL",
-        "panicked",
-        "npm ",
-        "make",
-        "Segmentation",
-        "Aborted",
-        "Killed",
-        "✗",
-        "✖",
-        "×",
-        "✘",
-        "test result",
-        "Finished",
-        "Running",
-        "Test",
-        "Snapshots",
-        "PASS",
-        "Found",
-        "problem",
-        "compile",
-        "Ran ",
-        "OK",
-        "passed",
-        "failed",
-        "arn",
-        "ARN",
-    ])
-});
+// patterns are then never compiled or run. Likewise for SUMMARY and WARNING.
+const ERROR_LIST: &[&str] = &[
+    "rror",
+    "RROR",
+    "atal",
+    "ATAL",
+    "Traceback",
+    "xception",
+    "nterrupt",
+    "Exit",
+    "FAIL",
+    "panicked",
+    "npm ",
+    "make",
+    "Segmentation",
+    "Aborted",
+    "Killed",
+    "✗",
+    "✖",
+    "×",
+    "✘",
+];
+const SUMMARY_LIST: &[&str] = &[
+    "test result",
+    "Finished",
+    "Running",
+    "Test",
+    "Snapshots",
+    "FAIL",
+    "PASS",
+    "Found",
+    "problem",
+    "compile",
+    "Ran ",
+    "OK",
+    "passed",
+    "failed",
+];
+const WARNING_LIST: &[&str] = &["arn", "ARN"];
+
+static ERROR_WORDS: LazyLock<Regex> = LazyLock::new(|| literals(ERROR_LIST));
+static SUMMARY_WORDS: LazyLock<Regex> = LazyLock::new(|| literals(SUMMARY_LIST));
+static WARNING_WORDS: LazyLock<Regex> = LazyLock::new(|| literals(WARNING_LIST));
+/// All three lists in one scan.
+static ANY_WORDS: LazyLock<Regex> =
+    LazyLock::new(|| literals(&[ERROR_LIST, SUMMARY_LIST, WARNING_LIST].concat()));
 
 fn might_be_error(text: &str) -> bool {
     text.starts_with('E') || ERROR_WORDS.is_match(text)
