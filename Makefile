@@ -7,6 +7,8 @@
 #   make bench           growth gate, latency report, results/overhead.json
 #   make bench-save      rewrite the latency baseline from this machine
 #   make retention       retention sweep (RETENTION_ARGS="--driver claude" spends credits)
+#   make image           the microVM image (out/image, image/manifest.json; needs root)
+#   make vm-smoke        boot the microVM kernel, run a command, read the result back
 #
 # See README.md for the rest.
 
@@ -16,6 +18,7 @@ include build/rust.mk
 include build/harness.mk
 include build/bench.mk
 include build/tools.mk
+include build/image.mk
 
 .PHONY: help
 help:

@@ -16,8 +16,10 @@ $(LENS): FORCE
 	@cp $(CARGO_TARGET_DIR)/release/lens $(LENS).tmp && mv -f $(LENS).tmp $(LENS)
 	@echo "built $(LENS)"
 
+# Everything, then the microVM smoke test (needs qemu-system-x86; see build/image.mk).
 test:
 	$(CARGO) test --workspace --locked
+	$(MAKE) --no-print-directory vm-smoke
 
 check: fmt-check clippy ruff
 

