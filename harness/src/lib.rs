@@ -11,6 +11,7 @@
 //!
 //! The JSON is the record; the table is always rendered from it.
 
+pub mod broker;
 pub mod case;
 pub mod compare;
 pub mod driver;

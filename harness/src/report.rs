@@ -25,6 +25,9 @@ pub struct CompareResults {
     pub tools: BTreeMap<String, String>,
     /// Per case.
     pub cases: Vec<CaseResult>,
+    /// The microVM every case ran in (accelerator, image), when `--isolation vm`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm: Option<crate::isolation::VmRecord>,
 }
 
 /// The arms in table order, with their column titles.
@@ -190,6 +193,13 @@ pub fn head_to_head(r: &CompareResults) -> Option<String> {
 /// The full markdown report: both tables, the head-to-head line and the legend.
 pub fn markdown(r: &CompareResults) -> String {
     let mut s = String::new();
+    if let Some(vm) = &r.vm {
+        let _ = writeln!(
+            s,
+            "Every case ran live inside one microVM ({:?}) booted from the image built {}: both tools read the same builds.\n",
+            vm.accel, vm.image.built_at
+        );
+    }
     let _ = writeln!(s, "Overlap set (commands both tools claim):\n");
     s.push_str(&table(r, "overlap"));
     if let Some(h) = head_to_head(r) {
@@ -256,6 +266,7 @@ mod tests {
 
     fn results() -> CompareResults {
         CompareResults {
+            vm: None,
             command: "compare".into(),
             git_revision: "0123456789abcdef".into(),
             date: "2026-11-30T00:00:00Z".into(),

@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::broker::{placeholder_for, Broker, Config as BrokerConfig};
 use crate::driver::{Driver, Outcome, Tokens};
 use crate::env;
 use crate::isolation::vm::Job;
@@ -170,6 +171,9 @@ pub struct CellVm {
     pub guest_exit: Option<i32>,
     /// The end of the guest's serial console.
     pub serial_tail: String,
+    /// Requests the credential broker forwarded, and refused, for a real agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broker: Option<(usize, usize)>,
 }
 
 /// What the agent's side of a cell writes, inside a microVM, for the host.
@@ -306,10 +310,39 @@ fn vm_cell(
             std::fs::copy(e.path(), to)?;
         }
     }
+    // A real agent reaches its API only through the broker, holding a placeholder.
+    let mut exports = String::new();
+    let broker = match (driver.broker_route(), driver.key_var()) {
+        (_, None) => None,
+        (None, Some(_)) => bail!(
+            "the {} agent's API address cannot be set, so it cannot go through the credential broker; run it with --isolation dir",
+            driver.name()
+        ),
+        (Some(route), Some(var)) => {
+            let key = std::env::var(var).with_context(|| format!("{var} is not set"))?;
+            let placeholder = placeholder_for(&key);
+            let upstream = std::env::var("LENS_BROKER_UPSTREAM")
+                .unwrap_or_else(|_| route.upstream.to_string());
+            exports = format!(
+                "export {}={} {var}={placeholder}\n",
+                route.base_var, route.base
+            );
+            Some((
+                Broker::start(BrokerConfig {
+                    upstream,
+                    header: route.header.into(),
+                    prefix: route.prefix.into(),
+                    key: key.clone(),
+                    placeholder,
+                })?,
+                key,
+            ))
+        }
+    };
     std::fs::write(
         staged.join("run.sh"),
         format!(
-            "set -u\nexport LENS_STORE=/tmp/lens-store LENS_LOG_DIR=/tmp/lens-log\n\
+            "set -u\nexport LENS_STORE=/tmp/lens-store LENS_LOG_DIR=/tmp/lens-log\n{exports}\
              mkdir -p /job/work /job/out\n\
              exec /job/bin/harness guest-cell --task /job/tasks/{task} --variant {variant} \
              --driver {driver} --work /job/work --out /job/out/outcome.json\n",
@@ -322,15 +355,26 @@ fn vm_cell(
         staged: staged.clone(),
         disk_mib: 4096,
         limit: Duration::from_secs(cell.task.time_limit_s + 600),
-        broker_port: None,
+        broker_port: broker.as_ref().map(|(b, _)| b.port),
         readback: vec!["/out".into(), "/work".into()],
     };
     let boot = host.machine.run(&job, &root.join(format!("{name}.vm")))?;
     let _ = std::fs::remove_dir_all(&staged);
+    let mut forwarded = None;
+    if let Some((b, key)) = &broker {
+        if boot.serial.contains(key.as_str()) {
+            bail!("the real API key appeared in the guest's serial log; nothing of this cell is recorded");
+        }
+        let log = b.log();
+        let refused = log.iter().filter(|e| e.refused.is_some()).count();
+        forwarded = Some((log.len() - refused, refused));
+    }
+    drop(broker);
     record.vm = Some(CellVm {
         wall_s: boot.wall_s,
         guest_exit: boot.exit,
         serial_tail: boot.serial_tail(2000),
+        broker: forwarded,
     });
     if let Some(why) = boot.not_started() {
         record.excluded = Some(why);

@@ -3,17 +3,19 @@
 //! Invoked under another program's name it is that program's record/replay shim.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use harness::compare::{self, Mode, Settings};
+use harness::isolation::vm::Job;
+use harness::isolation::VmHost;
 use harness::report::{self, CompareResults};
 use harness::{case, env, shim};
 
 const USAGE: &str = "\
 usage: compare [--mode replay|record|live] [--cases a,b,...] [--lens PATH] [--rtk PATH | --no-rtk]
-               [--out FILE] [--cases-dir DIR] [--work DIR] [--isolation dir]
+               [--out FILE] [--cases-dir DIR] [--work DIR] [--isolation dir|vm] [--vm-memory MIB]
        compare --render FILE
 
 Runs every case in cases/ raw, through Lens at levels 2, 1 and 0, and through rtk
@@ -23,6 +25,9 @@ where rtk claims the command; prints a markdown table and writes results/compare
           when installed, else its recorded view is used and labelled so
   record  run the real tools and refresh the recordings
   live    run everything for real
+  --isolation vm  run every case live inside one microVM booted from the image
+                  (make image), so both tools read the same builds; writes
+                  results/compare-vm.json unless --out says otherwise
   --render FILE  print the markdown table of an existing results file";
 
 struct Args {
@@ -31,8 +36,10 @@ struct Args {
     lens: Option<PathBuf>,
     rtk: Option<PathBuf>,
     no_rtk: bool,
-    out: PathBuf,
+    out: Option<PathBuf>,
     cases_dir: PathBuf,
+    vm: bool,
+    vm_memory: u64,
     work: PathBuf,
     render: Option<PathBuf>,
 }
@@ -44,8 +51,10 @@ fn parse(args: Vec<String>) -> Result<Args> {
         lens: None,
         rtk: None,
         no_rtk: false,
-        out: PathBuf::from("results/compare.json"),
+        out: None,
         cases_dir: PathBuf::from("cases"),
+        vm: false,
+        vm_memory: 4096,
         work: PathBuf::from("/tmp/lens-compare"),
         render: None,
     };
@@ -68,17 +77,19 @@ fn parse(args: Vec<String>) -> Result<Args> {
             "--lens" => a.lens = Some(PathBuf::from(val()?)),
             "--rtk" => a.rtk = Some(PathBuf::from(val()?)),
             "--no-rtk" => a.no_rtk = true,
-            "--out" => a.out = PathBuf::from(val()?),
+            "--out" => a.out = Some(PathBuf::from(val()?)),
             "--cases-dir" => a.cases_dir = PathBuf::from(val()?),
             "--work" => a.work = PathBuf::from(val()?),
             "--render" => a.render = Some(PathBuf::from(val()?)),
-            "--isolation" => {
-                let v = val()?;
-                if v != "dir" {
-                    bail!(
-                        "--isolation {v:?}: only `dir` is built so far (the microVM image is not)"
-                    );
-                }
+            "--isolation" => match val()?.as_str() {
+                "dir" => a.vm = false,
+                "vm" => a.vm = true,
+                v => bail!("--isolation {v:?}: use dir or vm"),
+            },
+            "--vm-memory" => {
+                a.vm_memory = val()?
+                    .parse()
+                    .context("--vm-memory takes MiB as a whole number")?
             }
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -124,6 +135,13 @@ fn run(a: Args) -> Result<()> {
         print!("{}", report::markdown(&r));
         return Ok(());
     }
+    if a.vm {
+        return run_in_vm(a);
+    }
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results/compare.json"));
     let lens = a.lens.unwrap_or_else(default_lens);
     let lens = lens.canonicalize().with_context(|| {
         format!(
@@ -185,16 +203,109 @@ fn run(a: Args) -> Result<()> {
         machine: env::machine(),
         tools,
         cases: results,
+        vm: None,
     };
-    if let Some(dir) = a.out.parent() {
+    write_results(&record, &out)
+}
+
+fn write_results(record: &CompareResults, out: &Path) -> Result<()> {
+    if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let mut json = serde_json::to_vec_pretty(&record)?;
+    let mut json = serde_json::to_vec_pretty(record)?;
     json.push(b'\n');
-    std::fs::write(&a.out, json).with_context(|| format!("cannot write {}", a.out.display()))?;
-    print!("{}", report::markdown(&record));
-    eprintln!("wrote {}", a.out.display());
+    std::fs::write(out, json).with_context(|| format!("cannot write {}", out.display()))?;
+    print!("{}", report::markdown(record));
+    eprintln!("wrote {}", out.display());
     Ok(())
+}
+
+/// `--isolation vm`: this binary and the cases go in on a job disk; inside one
+/// microVM booted from the image, `compare --mode live` runs every case against the
+/// image's own lens, rtk and tools; the results come back and are stamped with the
+/// accelerator and the image's manifest.
+fn run_in_vm(a: Args) -> Result<()> {
+    if a.mode != Mode::Replay {
+        bail!("--isolation vm always runs live inside the guest; drop --mode");
+    }
+    if a.lens.is_some() || a.rtk.is_some() || a.no_rtk {
+        bail!("--isolation vm uses the image's lens and rtk (make image rebuilds them); drop --lens/--rtk/--no-rtk");
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results/compare-vm.json"));
+    let scratch = std::env::temp_dir().join("lens-compare-vm");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch)?;
+    eprintln!("preflight: booting the image once...");
+    let host = VmHost::preflight(&repo, &scratch, a.vm_memory)?;
+    eprintln!(
+        "preflight: the image boots ({:?}: {})",
+        host.machine.accel, host.accel_reason
+    );
+    let staged = scratch.join("job");
+    std::fs::create_dir_all(staged.join("bin"))?;
+    std::fs::copy(std::env::current_exe()?, staged.join("bin/compare"))?;
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&a.cases_dir)
+        .arg(staged.join("cases"))
+        .status()?
+        .success();
+    if !copied {
+        bail!("cannot copy {} into the job", a.cases_dir.display());
+    }
+    let only = if a.cases.is_empty() {
+        String::new()
+    } else {
+        format!(" --cases {}", a.cases.join(","))
+    };
+    std::fs::write(
+        staged.join("run.sh"),
+        format!(
+            "set -u\nexport LENS_STORE=/tmp/lens-store LENS_LOG_DIR=/tmp/lens-log\n\
+             mkdir -p /job/out\n\
+             /job/bin/compare --mode live --lens /usr/local/bin/lens --rtk /usr/local/bin/rtk \
+             --cases-dir /job/cases --work /tmp/lens-compare --out /job/out/compare.json{only} \
+             > /job/out/table.md 2> /job/out/progress.log\n\
+             code=$?\ncat /job/out/progress.log\nexit $code\n"
+        ),
+    )?;
+    let job = Job {
+        staged,
+        disk_mib: 1024,
+        limit: Duration::from_secs(3 * 3600),
+        broker_port: None,
+        readback: vec!["/out".into()],
+    };
+    eprintln!("running every case inside the microVM (emulated under TCG: minutes)...");
+    let boot = host.machine.run(&job, &scratch.join("boot"))?;
+    if let Some(why) = boot.not_started() {
+        bail!("{why}; serial log tail:\n{}", boot.serial_tail(2000));
+    }
+    let results = boot
+        .returned
+        .get("/out")
+        .map(|d| d.join("compare.json"))
+        .and_then(|f| std::fs::read(f).ok());
+    let Some(results) = results.filter(|_| boot.exit == Some(0)) else {
+        bail!(
+            "compare failed inside the guest (exit {:?}{}); serial log tail:\n{}",
+            boot.exit,
+            if boot.timed_out { ", time limit" } else { "" },
+            boot.serial_tail(3000)
+        );
+    };
+    let mut record: CompareResults = serde_json::from_slice(&results)
+        .context("the guest's compare.json is not a compare results file")?;
+    record.command = env::command_line();
+    record.git_revision = env::git_revision();
+    record.vm = Some(host.record());
+    write_results(&record, &out)
 }
 
 /// rtk prints a once-a-day notice about its agent hook on its first run under a

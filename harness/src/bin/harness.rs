@@ -292,6 +292,12 @@ fn vm_missing(root: &Path, driver: Driver) -> Vec<String> {
     ) {
         Err(e) => missing.push(format!("{e:#}")),
         Ok(image) => {
+            if driver.key_var().is_some() && driver.broker_route().is_none() {
+                missing.push(format!(
+                    "the {} agent's API address cannot be set, so it cannot reach its API through the credential broker; use --isolation dir",
+                    driver.name()
+                ));
+            }
             if let Some(bin) = driver.binary_name() {
                 if !image
                     .manifest

@@ -52,6 +52,21 @@ pub struct Outcome {
     pub exit: i32,
 }
 
+/// How a real agent's API traffic goes through the credential broker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BrokerRoute {
+    /// The variable that sets the agent's API address.
+    pub base_var: &'static str,
+    /// Its value inside the guest (the broker's guest-side address).
+    pub base: &'static str,
+    /// The credential header the API reads.
+    pub header: &'static str,
+    /// What precedes the key in it.
+    pub prefix: &'static str,
+    /// The one upstream the broker forwards to (`LENS_BROKER_UPSTREAM` overrides).
+    pub upstream: &'static str,
+}
+
 /// The agents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -91,6 +106,35 @@ impl Driver {
     /// True for the simulated agent.
     pub fn simulated(self) -> bool {
         self == Driver::Scripted
+    }
+
+    /// How the agent reaches its API from inside a microVM through the credential
+    /// broker: (base-URL variable, its value in the guest, credential header,
+    /// header prefix, upstream). `None` for the scripted agent and for an agent
+    /// whose API address cannot be set (cursor-agent).
+    pub fn broker_route(self) -> Option<BrokerRoute> {
+        match self {
+            Driver::Claude => Some(BrokerRoute {
+                base_var: "ANTHROPIC_BASE_URL",
+                base: "http://10.0.2.100",
+                header: "x-api-key",
+                prefix: "",
+                upstream: "https://api.anthropic.com",
+            }),
+            Driver::Codex => Some(BrokerRoute {
+                base_var: "OPENAI_BASE_URL",
+                base: "http://10.0.2.100/v1",
+                header: "authorization",
+                prefix: "Bearer ",
+                upstream: "https://api.openai.com",
+            }),
+            Driver::Cursor | Driver::Scripted => None,
+        }
+    }
+
+    /// The variable holding the agent's API key, for real drivers.
+    pub fn key_var(self) -> Option<&'static str> {
+        self.binary().map(|(_, k)| k)
     }
 
     /// The agent CLI's program name, for real drivers.
