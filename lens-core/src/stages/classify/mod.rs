@@ -13,6 +13,7 @@ mod generic;
 mod git;
 mod install;
 mod listing;
+mod pytest;
 mod python;
 mod ruff;
 mod rustc;
@@ -35,6 +36,7 @@ pub fn run(doc: &mut Doc) {
         tsc::find(doc, range.clone());
         ruff::find(doc, range.clone());
         eslint::find(doc, range.clone());
+        pytest::find(doc, stream, range.clone());
         testrun::find(doc, stream, range.clone());
         git::find(doc, stream, range.clone());
         listing::find(doc, stream, range);
