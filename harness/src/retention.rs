@@ -357,6 +357,7 @@ fn vm_cell(
         limit: Duration::from_secs(cell.task.time_limit_s + 600),
         broker_port: broker.as_ref().map(|(b, _)| b.port),
         readback: vec!["/out".into(), "/work".into()],
+        echo: false,
     };
     let boot = host.machine.run(&job, &root.join(format!("{name}.vm")))?;
     let _ = std::fs::remove_dir_all(&staged);

@@ -65,6 +65,7 @@ fn boots_runs_a_command_and_returns_its_output() {
         limit: Duration::from_secs(120),
         broker_port: None,
         readback: vec!["/out".into()],
+        echo: false,
     };
     let boot = m.run(&job, &scratch.join("boot")).unwrap();
     eprintln!("{}", boot.serial_tail(1000));
@@ -103,6 +104,7 @@ fn a_guest_that_never_reaches_its_job_is_recorded_as_never_started() {
         limit: Duration::from_secs(30),
         broker_port: None,
         readback: vec!["/out".into()],
+        echo: false,
     };
     let boot = broken.run(&job, &scratch.join("boot")).unwrap();
     assert!(!boot.started);
@@ -150,6 +152,7 @@ fn the_guest_reaches_the_broker_and_nothing_else() {
         limit: Duration::from_secs(120),
         broker_port: Some(broker.port),
         readback: vec!["/out".into()],
+        echo: false,
     };
     let boot = machine().run(&job, &scratch.join("boot")).unwrap();
     eprintln!("{}", boot.serial_tail(1000));

@@ -269,10 +269,10 @@ fn run_in_vm(a: Args) -> Result<()> {
         format!(
             "set -u\nexport LENS_STORE=/tmp/lens-store LENS_LOG_DIR=/tmp/lens-log\n\
              mkdir -p /job/out\n\
-             /job/bin/compare --mode live --lens /usr/local/bin/lens --rtk /usr/local/bin/rtk \
+             {{ /job/bin/compare --mode live --lens /usr/local/bin/lens --rtk /usr/local/bin/rtk \
              --cases-dir /job/cases --work /tmp/lens-compare --out /job/out/compare.json{only} \
-             > /job/out/table.md 2> /job/out/progress.log\n\
-             code=$?\ncat /job/out/progress.log\nexit $code\n"
+             2>&1 > /job/out/table.md; echo $? > /job/out/code; }} | tee /job/out/progress.log\n\
+             exit $(cat /job/out/code)\n"
         ),
     )?;
     let job = Job {
@@ -281,6 +281,7 @@ fn run_in_vm(a: Args) -> Result<()> {
         limit: Duration::from_secs(3 * 3600),
         broker_port: None,
         readback: vec!["/out".into()],
+        echo: true,
     };
     eprintln!("running every case inside the microVM (emulated under TCG: minutes)...");
     let boot = host.machine.run(&job, &scratch.join("boot"))?;

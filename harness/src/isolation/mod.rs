@@ -83,10 +83,10 @@ impl VmHost {
     /// accelerator, and boots the image once running `true`, all before anything is
     /// spent. Each failure is one line: which file or program, and what to run.
     pub fn preflight(repo: &Path, scratch: &Path, memory_mib: u64) -> Result<VmHost> {
+        let image = image::open(&repo.join(MANIFEST), &repo.join(IMAGE_DIR))?;
         let Some(qemu) = vm::find_qemu() else {
             bail!("qemu-system-x86_64 is not installed; apt-get install qemu-system-x86");
         };
-        let image = image::open(&repo.join(MANIFEST), &repo.join(IMAGE_DIR))?;
         let base = Machine {
             qemu,
             kernel: image.kernel.clone(),
@@ -129,6 +129,7 @@ impl VmHost {
             limit: Duration::from_secs(180),
             broker_port: None,
             readback: Vec::new(),
+            echo: false,
         };
         self.machine.run(&job, &scratch.join("preflight"))
     }
@@ -143,5 +144,22 @@ impl VmHost {
             cpus: self.machine.cpus,
             image: self.image.record(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_preflight_names_the_missing_image_and_the_fix() {
+        let repo = std::env::temp_dir().join(format!("preflight-{}", std::process::id()));
+        std::fs::create_dir_all(repo.join("image")).unwrap();
+        let err = VmHost::preflight(&repo, &repo.join("scratch"), 512)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("image/manifest.json is missing"), "{err}");
+        assert!(err.contains("make image"), "{err}");
+        std::fs::remove_dir_all(&repo).unwrap();
     }
 }

@@ -78,6 +78,9 @@ pub struct Job {
     pub broker_port: Option<u16>,
     /// Folders of the job disk to copy back (e.g. `/out`, `/work`).
     pub readback: Vec<String>,
+    /// Copy the guest's console to this process's stderr as it arrives (for long
+    /// jobs that report progress).
+    pub echo: bool,
 }
 
 /// What a boot came to.
@@ -255,10 +258,37 @@ impl Machine {
             .stderr(std::fs::File::create(&err_path)?)
             .spawn()
             .with_context(|| format!("{} did not start", self.qemu.display()))?;
+        let mut shown = 0usize;
+        let mut echo = |done: bool| {
+            if !job.echo {
+                return;
+            }
+            let Ok(bytes) = std::fs::read(&serial) else {
+                return;
+            };
+            // Whole lines only, until the end.
+            let upto = if done {
+                bytes.len()
+            } else {
+                bytes
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(shown, |i| i + 1)
+            };
+            if upto > shown {
+                eprint!(
+                    "{}",
+                    String::from_utf8_lossy(&bytes[shown..upto]).replace('\r', "")
+                );
+                shown = upto;
+            }
+        };
         let timed_out = loop {
             if child.try_wait()?.is_some() {
+                echo(true);
                 break false;
             }
+            echo(false);
             if started_at.elapsed() > job.limit {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -344,6 +374,7 @@ pub fn probe(base: &Machine, scratch: &Path) -> Result<(Accel, String)> {
         limit: Duration::from_secs(10),
         broker_port: None,
         readback: Vec::new(),
+        echo: false,
     };
     let boot = kvm.run(&job, &scratch.join("probe"))?;
     let _ = std::fs::remove_dir_all(&staged);
@@ -420,6 +451,7 @@ mod tests {
             limit: Duration::from_secs(1),
             broker_port: None,
             readback: vec![],
+            echo: false,
         };
         let args = |m: &Machine, job: &Job| -> String {
             let c = m.command(Path::new("job.img"), Path::new("serial.log"), job);

@@ -7,6 +7,7 @@
 //! `lens cargo build`: rustc/cargo/clippy, gcc/clang/mypy, tsc, eslint, ruff, test
 //! runners, Python tracebacks, git, listings (ls, find, grep) and package installs.
 
+mod cargo_test;
 mod eslint;
 mod gcc;
 mod generic;
@@ -37,6 +38,7 @@ pub fn run(doc: &mut Doc) {
         ruff::find(doc, range.clone());
         eslint::find(doc, range.clone());
         pytest::find(doc, stream, range.clone());
+        cargo_test::find(doc, stream, range.clone());
         testrun::find(doc, stream, range.clone());
         git::find(doc, stream, range.clone());
         listing::find(doc, stream, range);
