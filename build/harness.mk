@@ -2,7 +2,7 @@
 COMPARE := $(CARGO_TARGET_DIR)/release/compare
 COMPARE_ARGS ?=
 
-.PHONY: compare compare-record compare-live harness-bin readme-table retention retention-plan
+.PHONY: compare compare-record compare-live compare-vm harness-bin readme-table retention retention-plan retention-vm
 
 harness-bin:
 	$(CARGO) build --release --locked -p harness
@@ -17,6 +17,11 @@ compare-record: build harness-bin
 
 compare-live: build harness-bin
 	$(COMPARE) --mode live --lens $(LENS) --out out/compare-live.json $(COMPARE_ARGS)
+
+# Every case live inside one microVM booted from the image (make image first):
+# both tools read the same builds. Emulated under TCG here: expect minutes.
+compare-vm: harness-bin
+	$(COMPARE) --isolation vm $(COMPARE_ARGS)
 
 # Rewrite the README's table from results/compare.json.
 readme-table: harness-bin
@@ -33,3 +38,9 @@ retention-plan: build harness-bin
 # credits; the scripted driver is a labelled simulation.
 retention: build harness-bin
 	$(HARNESS) run --run $(RETENTION_ARGS)
+
+# The acceptance sweep of the microVM isolation: one task, raw and level 2, each
+# cell in its own microVM.
+retention-vm: build harness-bin
+	$(HARNESS) run --run --driver scripted --isolation vm --tasks mid-stream-trap \
+	  --variants raw,level2 --out results/retention-vm.json

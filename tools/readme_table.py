@@ -2,8 +2,10 @@
 
 The compare table comes from `compare --render results/compare.json` (the JSON is
 the record, the table is rendered from it), the performance lines from
-results/overhead.json and the retention table from `harness report`. Each section sits between `<!-- NAME:begin -->` and
-`<!-- NAME:end -->` markers; nothing outside them is touched.
+results/overhead.json and the retention tables from `harness report`; the microVM
+runs' tables from results/compare-vm.json and results/retention-vm.json when they
+exist. Each section sits between `<!-- NAME:begin -->` and `<!-- NAME:end -->`
+markers; nothing outside them is touched.
 """
 
 import argparse
@@ -52,6 +54,8 @@ def main() -> None:
     parser.add_argument("--overhead", type=Path, default=Path("results/overhead.json"))
     parser.add_argument("--harness", help="the harness binary (renders the retention report)")
     parser.add_argument("--retention", type=Path, default=Path("results/retention-scripted.json"))
+    parser.add_argument("--compare-vm", type=Path, default=Path("results/compare-vm.json"))
+    parser.add_argument("--retention-vm", type=Path, default=Path("results/retention-vm.json"))
     args = parser.parse_args()
     table = subprocess.run(
         [args.compare, "--render", str(args.results)], check=True, capture_output=True, text=True
@@ -65,6 +69,16 @@ def main() -> None:
             [args.harness, "report", str(args.retention)], check=True, capture_output=True, text=True
         ).stdout
         text = splice(text, "retention", report)
+    if args.compare_vm.exists():
+        vm_table = subprocess.run(
+            [args.compare, "--render", str(args.compare_vm)], check=True, capture_output=True, text=True
+        ).stdout
+        text = splice(text, "compare-vm", vm_table)
+    if args.harness and args.retention_vm.exists():
+        report = subprocess.run(
+            [args.harness, "report", str(args.retention_vm)], check=True, capture_output=True, text=True
+        ).stdout
+        text = splice(text, "retention-vm", report)
     args.readme.write_text(text)
     print(f"rewrote the generated sections of {args.readme}")
 

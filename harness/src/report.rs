@@ -194,10 +194,15 @@ pub fn head_to_head(r: &CompareResults) -> Option<String> {
 pub fn markdown(r: &CompareResults) -> String {
     let mut s = String::new();
     if let Some(vm) = &r.vm {
+        let tool = |k: &str| vm.image.tools.get(k).map_or("?", String::as_str);
         let _ = writeln!(
             s,
-            "Every case ran live inside one microVM ({:?}) booted from the image built {}: both tools read the same builds.\n",
-            vm.accel, vm.image.built_at
+            "Every case ran live inside one microVM ({}) booted from the image built {} (lens at {}, {}; {}): both tools read the same builds.\n",
+            if vm.timings_emulated { "TCG software emulation" } else { "KVM" },
+            vm.image.built_at,
+            &tool("lens (source revision)")[..tool("lens (source revision)").len().min(12)],
+            tool("rtk --version"),
+            tool("rustc --version"),
         );
     }
     let _ = writeln!(s, "Overlap set (commands both tools claim):\n");
