@@ -34,6 +34,10 @@ pub struct Digest {
     pub failure: bool,
     /// What it says.
     pub body: Body,
+    /// The causes (by their first report's line) whose locations this region's
+    /// lines stand for. A findings region can hold later reports of a cause listed
+    /// in an earlier region's digest; it may go only if that digest is shown.
+    pub needs: Vec<usize>,
 }
 
 /// The kinds of digest.
@@ -87,6 +91,7 @@ impl Digest {
             end,
             failure: false,
             body: Body::Lines(lines),
+            needs: Vec::new(),
         }
     }
 
@@ -340,6 +345,7 @@ mod tests {
             end: 0,
             failure: false,
             body: Body::Lines((0..30).map(|i| format!("c{i}")).collect()),
+            needs: Vec::new(),
         };
         let l = d.lines(&doc, Detail::Head);
         assert_eq!(l.len(), HEAD);

@@ -129,6 +129,7 @@ mod tests {
             end: 3,
             failure: false,
             body: Body::Lines(vec!["x and y".into()]),
+            needs: Vec::new(),
         });
         let v = stream(&doc, Stream::Stdout, "0000abcd", Some(Detail::Full)).unwrap();
         assert_eq!(v, "keep\n[lens: elided stdout 2-3 (2 lines: grouped) handle=0000abcd digest=1]\nx and y\n");

@@ -71,11 +71,12 @@ pub fn run(doc: &mut Doc) {
                 .collect();
         }
     }
-    // Regions: findings separated by nothing but blank lines.
-    let mut regions: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+    // Regions: findings separated by nothing but blank lines. Each lists the causes
+    // it shows first, and every cause its findings belong to.
+    let mut regions: Vec<(usize, usize, Vec<usize>, Vec<usize>)> = Vec::new();
     let mut placed = vec![false; groups.len()];
     for (fi, f) in doc.findings.iter().enumerate() {
-        let joins = regions.last().is_some_and(|(_, end, _)| {
+        let joins = regions.last().is_some_and(|(_, end, _, _)| {
             *end <= f.start
                 && doc.lines[*end..f.start]
                     .iter()
@@ -83,7 +84,7 @@ pub fn run(doc: &mut Doc) {
                 && doc.lines[*end.min(&f.start)].stream == doc.lines[f.start].stream
         });
         if !joins {
-            regions.push((f.start, f.end, Vec::new()));
+            regions.push((f.start, f.end, Vec::new(), Vec::new()));
         }
         let r = regions.last_mut().expect("a region");
         r.1 = f.end;
@@ -92,10 +93,14 @@ pub fn run(doc: &mut Doc) {
             placed[g] = true;
             r.2.push(g);
         }
+        if !r.3.contains(&g) {
+            r.3.push(g);
+        }
     }
     let stream_of = |i: usize| doc.lines[i].stream;
     let mut digests = Vec::new();
-    for (start, end, gs) in regions {
+    for (start, end, gs, all) in regions {
+        let needs: Vec<usize> = all.iter().map(|&g| groups[g].0.example[0]).collect();
         let body: Vec<FindingGroup> = gs.iter().map(|&g| groups[g].0.clone()).collect();
         let failure = gs.iter().any(|&g| {
             let first = groups[g].0.example[0];
@@ -109,6 +114,7 @@ pub fn run(doc: &mut Doc) {
             end,
             failure,
             body: Body::Findings(body),
+            needs,
         });
     }
     doc.digests.extend(digests);
@@ -121,8 +127,22 @@ pub fn apply(doc: &mut Doc) {
     let digests = std::mem::take(&mut doc.digests);
     let mut kept = Vec::with_capacity(digests.len());
     let mut last_end = 0;
+    // The causes whose every location a shown digest lists.
+    let mut listed: Vec<usize> = Vec::new();
     for d in digests {
         if d.start < last_end || d.start >= d.end {
+            continue;
+        }
+        let own: Vec<usize> = match &d.body {
+            Body::Findings(gs) => gs.iter().map(|g| g.example[0]).collect(),
+            _ => Vec::new(),
+        };
+        if !d
+            .needs
+            .iter()
+            .all(|n| listed.contains(n) || own.contains(n))
+        {
+            // Its findings' locations are listed only by a digest that is not shown.
             continue;
         }
         let raw: usize = doc.lines[d.start..d.end]
@@ -143,6 +163,7 @@ pub fn apply(doc: &mut Doc) {
             }
         }
         last_end = d.end;
+        listed.extend(own);
         kept.push(d);
     }
     doc.digests = kept;

@@ -75,6 +75,7 @@ pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
             end: end + 1,
             failure: !failures.is_empty() || doc.lines[end].text.contains("FAILED"),
             body: Body::Lines(lines),
+            needs: Vec::new(),
         });
         i = end + 1;
     }

@@ -25,6 +25,15 @@ fn is_excerpt(t: &str) -> bool {
                 .is_some_and(|(n, _)| n.trim().parse::<u32>().is_ok()))
 }
 
+/// `src/a.c: In function ‘f’:`, `a.cc: In member function …:`, `a.c: At top level:`.
+fn is_scope(t: &str) -> bool {
+    t.ends_with(':')
+        && (t.contains(": In function ")
+            || t.contains(": In member function ")
+            || t.contains(": In constructor ")
+            || t.contains(": At top level"))
+}
+
 /// Adds every gcc/clang/mypy diagnostic in `range` to `doc.findings`.
 pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
     let mut i = range.start;
@@ -43,8 +52,15 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
         let rule = c
             .get(4)
             .map_or_else(|| c[2].to_string(), |m| m.as_str().to_string());
+        // gcc says which function first (`a.c: In function ‘f’:`): that line is
+        // the diagnostic's context, so it goes and comes with it.
+        let start = if i > range.start && is_scope(&doc.lines[i - 1].text) {
+            i - 1
+        } else {
+            i
+        };
         let finding = Finding {
-            start: i,
+            start,
             end: i + 1,
             head: i,
             severity,
@@ -91,7 +107,11 @@ make: *** [Makefile:8: build/codec_19.o] Error 1
             (f[0].location.as_str(), f[0].rule.as_str()),
             ("src/codec_19.c:4:19", "error")
         );
-        assert_eq!((f[0].start, f[0].end), (1, 4));
+        assert_eq!(
+            (f[0].start, f[0].end),
+            (0, 4),
+            "the In function line goes with it"
+        );
         assert_eq!(f[1].rule, "-Wunused-variable");
         assert_eq!(f[1].severity, Severity::Warning);
     }

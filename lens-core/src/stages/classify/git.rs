@@ -1,4 +1,5 @@
-//! git: `git log`/`git show` in the default format (one line per commit), the long
+//! git: `git log`/`git show` in the default format (one line per commit, with
+//! `--stat`'s totals or the number of files a `-p` patch touches), the long
 //! `git status` (one line per section), and `git diff` (hunks narrowed to the changed
 //! lines, each with the exact `@@` numbers `git diff -U0` would print).
 
@@ -50,6 +51,15 @@ fn is_commit(t: &str) -> bool {
     t.starts_with("commit ") && COMMIT.is_match(t)
 }
 
+/// `--stat`'s last line: ` 4 files changed, 73 insertions(+), 9 deletions(-)`.
+fn is_stat_summary(t: &str) -> bool {
+    let t = t.trim_start();
+    t.split_once(' ').is_some_and(|(n, rest)| {
+        n.bytes().all(|b| b.is_ascii_digit())
+            && (rest.starts_with("file changed") || rest.starts_with("files changed"))
+    })
+}
+
 fn log(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
     let mut lines = Vec::new();
     let mut i = range.start;
@@ -60,23 +70,43 @@ fn log(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         };
         let hash = c[1][..7].to_string();
         let (mut author, mut date, mut subject) = (String::new(), String::new(), String::new());
+        // --stat's closing line, or the files a -p patch touches.
+        let mut changes = String::new();
+        let mut patched = 0usize;
         i += 1;
         while i < range.end && !is_commit(&doc.lines[i].text) {
             let t = &doc.lines[i].text;
-            if let Some(a) = t.strip_prefix("Author: ") {
+            if patched > 0 {
+                // Inside a -p patch: everything up to the next commit is the patch.
+                patched += usize::from(t.starts_with("diff --git "));
+            } else if let Some(a) = t.strip_prefix("Author: ") {
                 author = a.split(" <").next().unwrap_or(a).to_string();
             } else if let Some(d) = t.strip_prefix("Date: ") {
                 date = short_date(d);
             } else if subject.is_empty() && t.starts_with("    ") && !t.trim().is_empty() {
                 subject = t.trim().to_string();
-            } else if !t.starts_with("    ") && !t.trim().is_empty() && !t.starts_with("Merge: ") {
-                // Not a commit's line any more (a --stat, a diff): stop the digest here.
+            } else if t.starts_with("diff --git ") {
+                patched = 1;
+            } else if is_stat_summary(t) {
+                changes = t.trim().to_string();
+            } else if !t.starts_with(' ') && !t.trim().is_empty() && !t.starts_with("Merge: ") {
+                // Not a commit's line any more: stop the digest here.
                 break;
             }
             i += 1;
         }
         end = i;
-        lines.push(format!("{hash} {subject} ({author}, {date})"));
+        if patched > 0 {
+            changes = format!(
+                "patch of {patched} file{}",
+                if patched == 1 { "" } else { "s" }
+            );
+        }
+        lines.push(if changes.is_empty() {
+            format!("{hash} {subject} ({author}, {date})")
+        } else {
+            format!("{hash} {subject} ({author}, {date}; {changes})")
+        });
         if i < range.end && !is_commit(&doc.lines[i].text) {
             break;
         }
@@ -227,6 +257,26 @@ mod tests {
             vec![
                 "74dcffa Release 0.14.0 (Ada Okafor, 2026-02-03)",
                 "4f550af Document the release process (Chen Wei, 2026-02-02)"
+            ]
+        );
+    }
+
+    #[test]
+    fn log_with_stat_or_patch_keeps_every_commit() {
+        let stat = "commit 74dcffac74158184a0bd70db2deb7ab8a14f622c\nAuthor: Ada Okafor <ada@example.com>\nDate:   Tue Feb 3 05:00:00 2026 +0000\n\n    Release 0.14.0\n\n README.md | 4 ++--\n src/a.rs  | 1 +\n 2 files changed, 3 insertions(+), 2 deletions(-)\n\ncommit 4f550afdaed6df8b2f5806b4f7a361f775529b82\nAuthor: Chen Wei <chen@example.com>\nDate:   Mon Feb 2 04:00:00 2026 +0000\n\n    Document the release process\n\n docs/release.md | 9 +++++++++\n 1 file changed, 9 insertions(+)\n";
+        assert_eq!(
+            digest(stat),
+            [
+                "74dcffa Release 0.14.0 (Ada Okafor, 2026-02-03; 2 files changed, 3 insertions(+), 2 deletions(-))",
+                "4f550af Document the release process (Chen Wei, 2026-02-02; 1 file changed, 9 insertions(+))",
+            ]
+        );
+        let patch = "commit 74dcffac74158184a0bd70db2deb7ab8a14f622c\nAuthor: Ada Okafor <ada@example.com>\nDate:   Tue Feb 3 05:00:00 2026 +0000\n\n    Release 0.14.0\n\ndiff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -0,0 +1 @@\n+c\n\ncommit 4f550afdaed6df8b2f5806b4f7a361f775529b82\nAuthor: Chen Wei <chen@example.com>\nDate:   Mon Feb 2 04:00:00 2026 +0000\n\n    Document the release process\n";
+        assert_eq!(
+            digest(patch),
+            [
+                "74dcffa Release 0.14.0 (Ada Okafor, 2026-02-03; patch of 2 files)",
+                "4f550af Document the release process (Chen Wei, 2026-02-02)",
             ]
         );
     }

@@ -47,6 +47,7 @@ pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         end: range.end,
         failure: false,
         body,
+        needs: Vec::new(),
     });
 }
 
@@ -64,18 +65,30 @@ fn looks_like_grep(t: &str) -> bool {
     })
 }
 
+/// `ls -l`, of one directory or several (each under its `dir:` header).
 fn ls(texts: &[&str]) -> Option<Body> {
     let mut body = texts
         .iter()
-        .skip_while(|t| t.starts_with("total "))
+        .skip_while(|t| t.starts_with("total ") || (t.ends_with(':') && !looks_like_mode(t)))
         .peekable();
     if !body.peek().is_some_and(|t| looks_like_mode(t)) {
         return None;
     }
-    let mut dirs = Vec::new();
-    let mut files = Vec::new();
-    let mut links = Vec::new();
+    let mut entries = Vec::new();
+    let mut section: Option<String> = texts
+        .first()
+        .filter(|t| t.ends_with(':') && !looks_like_mode(t))
+        .map(|t| t.to_string());
+    let (mut dirs, mut files, mut links) = (Vec::new(), Vec::new(), Vec::new());
     for t in body {
+        if t.starts_with("total ") {
+            continue;
+        }
+        if t.ends_with(':') && !looks_like_mode(t) {
+            flush(&mut entries, &section, &mut dirs, &mut files, &mut links);
+            section = Some(t.to_string());
+            continue;
+        }
         if !looks_like_mode(t) {
             return None;
         }
@@ -91,29 +104,37 @@ fn ls(texts: &[&str]) -> Option<Body> {
             _ => files.push(format!("{name}({})", &c[3])),
         }
     }
-    let mut entries = Vec::new();
-    if !dirs.is_empty() {
-        entries.push(Entry {
-            key: "dirs:".into(),
-            items: dirs,
-        });
-    }
-    if !files.is_empty() {
-        entries.push(Entry {
-            key: "files (bytes, * executable):".into(),
-            items: files,
-        });
-    }
-    if !links.is_empty() {
-        entries.push(Entry {
-            key: "links:".into(),
-            items: links,
-        });
-    }
+    flush(&mut entries, &section, &mut dirs, &mut files, &mut links);
     Some(Body::Listing {
         template: None,
         entries,
     })
+}
+
+/// One directory's entries, under its header when `ls` printed one.
+fn flush(
+    entries: &mut Vec<Entry>,
+    section: &Option<String>,
+    dirs: &mut Vec<String>,
+    files: &mut Vec<String>,
+    links: &mut Vec<String>,
+) {
+    let key = |what: &str| match section {
+        Some(dir) => format!("{dir} {what}"),
+        None => what.to_string(),
+    };
+    for (what, items) in [
+        ("dirs:", dirs),
+        ("files (bytes, * executable):", files),
+        ("links:", links),
+    ] {
+        if !items.is_empty() {
+            entries.push(Entry {
+                key: key(what),
+                items: std::mem::take(items),
+            });
+        }
+    }
 }
 
 fn grep(texts: &[&str]) -> Option<Body> {
@@ -225,6 +246,19 @@ mod tests {
             "files (bytes, * executable): a.txt0(12) a.txt1(12) run.sh0*(12) run.sh1*(12)"
         );
         assert_eq!(d[2], "links: L -> a.txt0 | L -> a.txt1");
+    }
+
+    #[test]
+    fn ls_long_of_several_directories_keeps_each_under_its_header() {
+        let out = "src:\ntotal 8\n-rw-r--r-- 1 root root 120 Jan  1  2026 a.rs\n-rw-r--r-- 1 root root 340 Jan  1  2026 b.rs\ndrwxr-xr-x 2 root root 4096 Jan  1  2026 util\n\ntests:\ntotal 4\n-rw-r--r-- 1 root root 99 Jan  1  2026 it.rs\n-rw-r--r-- 1 root root 12 Jan  1  2026 more.rs\n-rw-r--r-- 1 root root 13 Jan  1  2026 last.rs\n";
+        assert_eq!(
+            digest(out),
+            [
+                "src: dirs: util/",
+                "src: files (bytes, * executable): a.rs(120) b.rs(340)",
+                "tests: files (bytes, * executable): it.rs(99) more.rs(12) last.rs(13)",
+            ]
+        );
     }
 
     #[test]

@@ -147,6 +147,7 @@ pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         end,
         failure: !failures.is_empty(),
         body: Body::Lines(lines),
+        needs: Vec::new(),
     });
 }
 

@@ -153,6 +153,7 @@ pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
             end: i,
             failure: !failed.is_empty(),
             body: Body::Lines(vec![line]),
+            needs: Vec::new(),
         });
     }
 }

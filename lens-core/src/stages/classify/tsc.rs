@@ -11,6 +11,9 @@ use crate::doc::{Class, Doc, Finding, Severity};
 static PLAIN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(\S+?\(\d+,\d+\)): (error|warning) (TS\d+): (.+)$").expect("compiles")
 });
+/// `--pretty`'s related information: an indented location under a diagnostic.
+static RELATED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^  \S+?:\d+:\d+$").expect("compiles"));
 static PRETTY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(\S+?:\d+:\d+) - (error|warning) (TS\d+): (.+)$").expect("compiles")
 });
@@ -40,6 +43,17 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
                 && doc.lines[end + 1].class != Class::Blank
             {
                 end += 1;
+                while end < range.end && doc.lines[end].class != Class::Blank {
+                    end += 1;
+                }
+            }
+            // Related information (`  path:line:col`, its excerpt and message)
+            // belongs to the diagnostic above it.
+            while end + 1 < range.end
+                && doc.lines[end].class == Class::Blank
+                && RELATED.is_match(&doc.lines[end + 1].text)
+            {
+                end += 2;
                 while end < range.end && doc.lines[end].class != Class::Blank {
                     end += 1;
                 }
@@ -112,5 +126,26 @@ Found 2 errors in 2 files.
         assert_eq!(f[0].location, "src/money.ts:3:3");
         assert_eq!((f[0].start, f[0].end), (0, 4));
         assert_eq!(f[1].rule, "TS1005");
+    }
+
+    #[test]
+    fn related_information_belongs_to_its_diagnostic() {
+        let f = findings(
+            "src/a.ts:3:12 - error TS2322: Type 'string' is not assignable to type 'number'.
+
+3   return { id: id };
+             ~~
+
+  src/a.ts:1:21
+    1 interface A { id: number }
+                    ~~
+    The expected type comes from property 'id' which is declared here on type 'A'
+
+src/a.ts:6:3 - error TS2339: Property 'x' does not exist on type 'A'.
+",
+        );
+        assert_eq!(f.len(), 2);
+        assert_eq!((f[0].start, f[0].end), (0, 9));
+        assert_eq!(f[1].start, 10);
     }
 }
