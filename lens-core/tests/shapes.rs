@@ -1,0 +1,250 @@
+//! Every shape on real outputs produced apart from the compare cases: other
+//! projects (this repository's own history and sources, small projects written for
+//! the purpose), other tool versions and flags. For each: the level-2 view accounts
+//! for every raw line (markers with exact ranges, no renumbering), it is smaller than
+//! the raw output, the shape's digest is used, and every distinct name of the raw
+//! output is still recoverable from the view, by the rule the compare cases use (the
+//! name printed, or a path's directory and last part on one line).
+
+mod common;
+
+use common::{check_stream, HANDLE};
+use lens_core::stages::ansi;
+use lens_core::{view, Handle, Level, Options, Request};
+use regex::Regex;
+
+struct Shape {
+    fixture: &'static str,
+    text: &'static str,
+    argv: &'static str,
+    on_stderr: bool,
+    exit: i32,
+    names: &'static str,
+}
+
+macro_rules! fixture {
+    ($f:literal) => {
+        ($f, include_str!(concat!("fixtures/", $f)))
+    };
+}
+
+fn shapes() -> Vec<Shape> {
+    let s = |(fixture, text): (&'static str, &'static str),
+             argv: &'static str,
+             on_stderr: bool,
+             exit: i32,
+             names: &'static str| Shape {
+        fixture,
+        text,
+        argv,
+        on_stderr,
+        exit,
+        names,
+    };
+    vec![
+        s(
+            fixture!("git-log-lens.stdout"),
+            "git log -n 40",
+            false,
+            0,
+            r"(?m)^commit ([0-9a-f]{7})",
+        ),
+        s(
+            fixture!("git-log-stat.stdout"),
+            "git log -n 12 --stat=100",
+            false,
+            0,
+            r"(?m)^commit ([0-9a-f]{7})",
+        ),
+        s(
+            fixture!("git-diff-lens.stdout"),
+            "git diff f58ddfd 89b656c -- harness/src",
+            false,
+            0,
+            r"(?m)^diff --git a/(\S+)",
+        ),
+        s(
+            fixture!("grep-rn-lens.stdout"),
+            "grep -rn LazyLock lens-core/src",
+            false,
+            0,
+            r"(?m)^([^:\s]+\.rs):\d+:",
+        ),
+        s(
+            fixture!("find-lens.stdout"),
+            "find lens-core harness -name *.rs",
+            false,
+            0,
+            r"(?m)^(\S+\.rs)$",
+        ),
+        s(
+            fixture!("ls-l-lens.stdout"),
+            "ls -l lens-core/src/stages",
+            false,
+            0,
+            r"(?m)^-\S+\s+\d+\s+\S+\s+\S+\s+\d+\s+\w+\s+\d+\s+[\d:]+\s+(\S+)$",
+        ),
+        s(
+            fixture!("ruff-concise.stdout"),
+            "ruff check --output-format concise inv",
+            false,
+            1,
+            r"(?m)^(\S+\.py:\d+:\d+): [A-Z]+\d+",
+        ),
+        s(
+            fixture!("ruff-full-other.stdout"),
+            "ruff check inv",
+            false,
+            1,
+            r"(?m)--> (\S+\.py:\d+:\d+)",
+        ),
+        s(
+            fixture!("tsc-plain-other.stdout"),
+            "tsc -p . --pretty false",
+            false,
+            2,
+            r"(?m)^(src/\S+\.ts\(\d+,\d+\))",
+        ),
+        s(
+            fixture!("tsc-pretty-other.stdout"),
+            "tsc -p . --pretty true",
+            false,
+            2,
+            r"(?m)^(src/\S+\.ts:\d+:\d+) - ",
+        ),
+        s(
+            fixture!("gcc-other.stderr"),
+            "gcc -Wall -c a.c b.c c.c",
+            true,
+            1,
+            r"(?m)^(\S+\.c:\d+:\d+): (?:error|warning)",
+        ),
+        s(
+            fixture!("cargo-build-other.stderr"),
+            "cargo build",
+            true,
+            101,
+            r"--> (src/\S+?:\d+:\d+)",
+        ),
+        s(
+            fixture!("eslint-stylish-other.stdout"),
+            "eslint lib",
+            false,
+            1,
+            r"(?m)^/tmp/widgets/(\S+\.js)$",
+        ),
+        s(
+            fixture!("pytest-classes-long.txt"),
+            "pytest",
+            false,
+            1,
+            r"(?m)^FAILED (\S+?)(?: - |$)",
+        ),
+        s(
+            fixture!("pytest-classes-v-short.txt"),
+            "pytest -v --tb=short",
+            false,
+            1,
+            r"(?m)^FAILED (\S+?)(?: - |$)",
+        ),
+        s(
+            fixture!("cargo-test-backtrace.stdout"),
+            "cargo test --no-fail-fast",
+            false,
+            101,
+            r"(?m)^test (\S+) \.\.\. FAILED$",
+        ),
+    ]
+}
+
+/// A name is kept when the view prints it, or, for a path, its directory and its
+/// last part on one line.
+fn kept(view: &str, name: &str) -> bool {
+    if view.contains(name) {
+        return true;
+    }
+    let Some((dir, base)) = name.trim_end_matches('/').rsplit_once('/') else {
+        return false;
+    };
+    let dir = format!("{dir}/");
+    view.lines().any(|l| {
+        l.contains(&dir)
+            && l.split_whitespace()
+                .any(|t| t.trim_end_matches([',', ';']).trim_end_matches('/') == base)
+    })
+}
+
+#[test]
+fn every_shape_keeps_every_name_on_outputs_it_was_not_written_against() {
+    let mut report = Vec::new();
+    for sh in shapes() {
+        let argv: Vec<String> = sh.argv.split_whitespace().map(String::from).collect();
+        let (out, err) = if sh.on_stderr {
+            ("", sh.text)
+        } else {
+            (sh.text, "")
+        };
+        let req = Request {
+            argv: &argv,
+            stdout: out.as_bytes(),
+            stderr: err.as_bytes(),
+            exit: sh.exit,
+        };
+        let opts = Options::new(Level::Two, Handle::parse(HANDLE));
+        let v = view(&req, &opts);
+        let (vo, ve) = (
+            String::from_utf8_lossy(&v.stdout).into_owned(),
+            String::from_utf8_lossy(&v.stderr).into_owned(),
+        );
+        check_stream(&vo, out, "stdout").unwrap_or_else(|e| panic!("{}: {e}", sh.fixture));
+        check_stream(&ve, err, "stderr").unwrap_or_else(|e| panic!("{}: {e}", sh.fixture));
+        let shown = format!("{vo}{ve}");
+        assert!(
+            shown.len() < sh.text.len(),
+            "{}: view {} bytes, raw {}",
+            sh.fixture,
+            shown.len(),
+            sh.text.len()
+        );
+        assert!(
+            shown.contains(" digest="),
+            "{}: no digest in\n{shown}",
+            sh.fixture
+        );
+        let re = Regex::new(sh.names).unwrap();
+        // Names as a reader sees them: colour codes out (Lens prints none).
+        let visible: String = sh
+            .text
+            .lines()
+            .map(|l| ansi::visible(l).into_owned() + "\n")
+            .collect();
+        let mut names: Vec<&str> = re
+            .captures_iter(&visible)
+            .map(|c| c.get(1).unwrap().as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        assert!(
+            names.len() >= 2,
+            "{}: only {} names",
+            sh.fixture,
+            names.len()
+        );
+        let lost: Vec<&&str> = names.iter().filter(|n| !kept(&shown, n)).collect();
+        assert!(
+            lost.is_empty(),
+            "{}: {} of {} names lost: {lost:?}\n{shown}",
+            sh.fixture,
+            lost.len(),
+            names.len()
+        );
+        report.push(format!(
+            "{:<32} {:>6} -> {:>5} bytes, {} names",
+            sh.fixture,
+            sh.text.len(),
+            shown.len(),
+            names.len()
+        ));
+    }
+    eprintln!("{}", report.join("\n"));
+}
