@@ -15,6 +15,8 @@ die() { echo "image/build-rootfs.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap and chroot); run it as root"
 command -v debootstrap >/dev/null || die "debootstrap is missing; apt-get install debootstrap"
 [ -x "$LENS" ] || die "$LENS is missing; run make build first"
+# The source lens was built from, read now: the tree may change while this runs.
+LENS_REVISION="$(git rev-parse HEAD)$(git diff --quiet HEAD -- lens-core lens-cli Cargo.lock || echo -dirty)"
 
 unmount() { for m in dev/pts dev proc sys; do umount "$ROOT/$m" 2>/dev/null || true; done; }
 trap unmount EXIT
@@ -92,7 +94,7 @@ in_root_quiet() { chroot "$ROOT" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
     printf '%s\t%s\n' "$t" "$(in_root_quiet $t)"
   done
   printf 'lens (sha256 of the binary)\t%s\n' "$(sha256sum "$LENS" | cut -d' ' -f1)"
-  printf 'lens (source revision)\t%s\n' "$(git rev-parse HEAD)$(git diff --quiet HEAD -- lens-core lens-cli || echo -dirty)"
+  printf 'lens (source revision)\t%s\n' "$LENS_REVISION"
   printf 'rtk (sha256 of the binary)\t%s\n' "$(sha256sum "$RTK" | cut -d' ' -f1)"
 } > "$OUT/tool-versions.tsv"
 chroot "$ROOT" dpkg-query -W -f '${Package}\t${Version}\n' > "$OUT/packages.tsv"

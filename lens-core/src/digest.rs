@@ -77,6 +77,8 @@ pub struct FindingGroup {
     /// Line indices of the first report, shown verbatim (its excerpt included only
     /// while the view holds a handful of causes).
     pub example: Vec<usize>,
+    /// Which of `at` the example is.
+    pub example_at: usize,
     /// Every report's location as printed, with the quoted values that differ
     /// between reports (empty when the message is the same every time).
     pub at: Vec<(String, Vec<String>)>,
@@ -149,11 +151,12 @@ fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<String> {
             .collect();
         // A report printed under its file's header (ESLint's stylish) does not name
         // its path: say where it is.
-        let first = &g.at[0].0;
-        let path = first.split([':', '(']).next().unwrap_or(first);
+        let own = &g.at[g.example_at.min(g.at.len() - 1)].0;
+        let path = own.split([':', '(']).next().unwrap_or(own);
         if !example.iter().any(|l| l.contains(path)) {
-            out.push(format!("{first}:"));
+            out.push(format!("{own}:"));
         }
+        let first = &g.at[0].0;
         out.extend(example);
         if g.at.len() < 2 {
             continue;
@@ -169,17 +172,31 @@ fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<String> {
             .rfind('/')
             .map_or(0, |i| i + 1);
         let shared = if cut >= 10 { &first[..cut] } else { "" };
-        let list: Vec<String> =
-            g.at.iter()
-                .map(|(loc, vals)| {
-                    let loc = &loc[shared.len()..];
-                    if vals.is_empty() {
-                        loc.to_string()
-                    } else {
-                        format!("{loc} {}", vals.join(" "))
-                    }
-                })
-                .collect();
+        // A location reported again (a header's error, once per file including
+        // it) is listed once, with how many times.
+        let mut list: Vec<(String, usize)> = Vec::new();
+        for (loc, vals) in &g.at {
+            let loc = &loc[shared.len()..];
+            let item = if vals.is_empty() {
+                loc.to_string()
+            } else {
+                format!("{loc} {}", vals.join(" "))
+            };
+            match list.iter_mut().find(|(i, _)| *i == item) {
+                Some((_, n)) => *n += 1,
+                None => list.push((item, 1)),
+            }
+        }
+        let list: Vec<String> = list
+            .into_iter()
+            .map(|(item, n)| {
+                if n > 1 {
+                    format!("{item} (×{n})")
+                } else {
+                    item
+                }
+            })
+            .collect();
         let under = if shared.is_empty() {
             String::new()
         } else {

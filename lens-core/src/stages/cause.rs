@@ -43,12 +43,19 @@ pub fn run(doc: &mut Doc) {
                     error: f.severity == Severity::Error,
                     rule,
                     example: (f.head..f.end).collect(),
+                    example_at: 0,
                     at: Vec::new(),
                 },
                 Vec::new(),
             ));
             groups.len() - 1
         });
+        // The example is the fullest report of the cause: a later one may carry
+        // the note or help the first lacks (gcc's 'did you forget to include').
+        if f.end - f.head > groups[g].0.example.len() {
+            groups[g].0.example = (f.head..f.end).collect();
+            groups[g].0.example_at = groups[g].0.at.len();
+        }
         groups[g].0.at.push((f.location.clone(), Vec::new()));
         groups[g].1.push(values);
         group_of.push(g);
@@ -125,18 +132,36 @@ pub fn run(doc: &mut Doc) {
 /// are discarded and their regions stay as printed.
 pub fn apply(doc: &mut Doc) {
     let digests = std::mem::take(&mut doc.digests);
-    let mut kept = Vec::with_capacity(digests.len());
+    // Sizes first: a cause's digest can pay for itself through the later regions
+    // it lets go (a cascade reported file by file, between other lines).
+    let sized: Vec<(Digest, Vec<usize>, isize)> = digests
+        .into_iter()
+        .map(|d| {
+            let raw: usize = doc.lines[d.start..d.end]
+                .iter()
+                .map(|l| l.text.len() + 1)
+                .sum();
+            let digest: usize = d
+                .lines(doc, crate::digest::Detail::Full)
+                .iter()
+                .map(|l| l.len() + 1)
+                .sum();
+            let own: Vec<usize> = match &d.body {
+                Body::Findings(gs) => gs.iter().map(|g| g.example[0]).collect(),
+                _ => Vec::new(),
+            };
+            let saving = raw as isize - (digest + MARKER_COST) as isize;
+            (d, own, saving)
+        })
+        .collect();
+    let mut kept = Vec::with_capacity(sized.len());
     let mut last_end = 0;
     // The causes whose every location a shown digest lists.
     let mut listed: Vec<usize> = Vec::new();
-    for d in digests {
+    for (k, (d, own, saving)) in sized.iter().enumerate() {
         if d.start < last_end || d.start >= d.end {
             continue;
         }
-        let own: Vec<usize> = match &d.body {
-            Body::Findings(gs) => gs.iter().map(|g| g.example[0]).collect(),
-            _ => Vec::new(),
-        };
         if !d
             .needs
             .iter()
@@ -145,16 +170,20 @@ pub fn apply(doc: &mut Doc) {
             // Its findings' locations are listed only by a digest that is not shown.
             continue;
         }
-        let raw: usize = doc.lines[d.start..d.end]
+        // What the later regions that stand only for these causes would save.
+        let enabled: isize = sized[k + 1..]
             .iter()
-            .map(|l| l.text.len() + 1)
+            .filter(|(e, e_own, s)| {
+                e_own.is_empty()
+                    && *s > 0
+                    && e.needs.iter().any(|n| own.contains(n))
+                    && e.needs
+                        .iter()
+                        .all(|n| listed.contains(n) || own.contains(n))
+            })
+            .map(|(_, _, s)| *s)
             .sum();
-        let digest: usize = d
-            .lines(doc, crate::digest::Detail::Full)
-            .iter()
-            .map(|l| l.len() + 1)
-            .sum();
-        if digest + MARKER_COST >= raw {
+        if *saving + enabled <= 0 {
             continue;
         }
         for l in &mut doc.lines[d.start..d.end] {
@@ -163,8 +192,8 @@ pub fn apply(doc: &mut Doc) {
             }
         }
         last_end = d.end;
-        listed.extend(own);
-        kept.push(d);
+        listed.extend(own.iter().copied());
+        kept.push(d.clone());
     }
     doc.digests = kept;
 }
@@ -216,6 +245,71 @@ mod tests {
         assert!(doc.lines[1..n - 2]
             .iter()
             .all(|l| l.fate == Fate::Drop(Reason::Grouped)));
+    }
+
+    /// A header error repeated by every file that includes it, each file's report
+    /// between make's own lines: one cause, across regions that cannot be joined.
+    fn c_cascade(files: usize) -> String {
+        let mut s = String::new();
+        for i in 0..files {
+            s.push_str(&format!(
+                "In file included from src/c{i:02}.c:1:\ninclude/frame.h:6:5: error: unknown type name ‘size_t’\n    6 |     size_t width;\n      |     ^~~~~~\nsrc/c{i:02}.c: In function ‘c{i:02}’:\nsrc/c{i:02}.c:4:10: error: unknown type name ‘size_t’\n    4 |     for (size_t y = 0; y < 9; y++) {{\n      |          ^~~~~~\nsrc/c{i:02}.c:2:1: note: ‘size_t’ is defined in header ‘<stddef.h>’; did you forget to ‘#include <stddef.h>’?\n  +++ |+#include <stddef.h>\nmake: *** [Makefile:9: build/c{i:02}.o] Error 1\n"
+            ));
+        }
+        s
+    }
+
+    #[test]
+    fn a_cascade_across_regions_is_one_digest_that_pays_for_the_regions_it_frees() {
+        let text = c_cascade(8);
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, "", &text, 2);
+        classify::run(&mut doc);
+        run(&mut doc);
+        apply(&mut doc);
+        // The first region alone is smaller raw than the digest listing all sixteen
+        // reports; the seven regions it lets go pay for it.
+        assert_eq!(doc.digests.len(), 8);
+        let lines = doc.digests[0].lines(&doc, Detail::Full);
+        // The example is the fullest report: the one with gcc's note.
+        assert_eq!(
+            lines[0],
+            "src/c00.c:4:10: error: unknown type name ‘size_t’"
+        );
+        assert!(lines
+            .iter()
+            .any(|l| l.contains("did you forget to ‘#include <stddef.h>’")));
+        let list = lines.last().unwrap();
+        assert!(
+            list.starts_with("error ×16: include/frame.h:6:5 (×8), src/c00.c:4:10, src/c01.c:4:10"),
+            "{list}"
+        );
+        // make's lines between the regions stay.
+        let shown: Vec<&str> = doc
+            .lines
+            .iter()
+            .filter(|l| l.shown())
+            .map(|l| l.text.as_ref())
+            .collect();
+        assert_eq!(shown.len(), 8, "{shown:#?}");
+        assert!(shown.iter().all(|l| l.starts_with("make: *** ")));
+    }
+
+    #[test]
+    fn a_region_goes_only_with_the_digest_that_lists_its_locations() {
+        // Two reports of one cause, far apart and too small to pay for a digest:
+        // neither region may go (the second's location would be listed nowhere).
+        let text = "x.c:1:1: warning: unused variable ‘a’ [-Wunused-variable]\nmake: *** [Makefile:2: x.o] Error 1\ny.c:1:1: warning: unused variable ‘b’ [-Wunused-variable]\n";
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, "", text, 2);
+        classify::run(&mut doc);
+        run(&mut doc);
+        apply(&mut doc);
+        assert!(doc.digests.is_empty());
+        assert!(doc
+            .lines
+            .iter()
+            .all(|l| l.fate != Fate::Drop(Reason::Grouped)));
     }
 
     #[test]

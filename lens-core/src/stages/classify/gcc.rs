@@ -20,18 +20,22 @@ fn is_excerpt(t: &str) -> bool {
     let trimmed = t.trim_start();
     t.starts_with(' ')
         && (trimmed.starts_with('|')
+            || trimmed.starts_with("+++ |")
             || trimmed
                 .split_once(" |")
                 .is_some_and(|(n, _)| n.trim().parse::<u32>().is_ok()))
 }
 
-/// `src/a.c: In function ‘f’:`, `a.cc: In member function …:`, `a.c: At top level:`.
+/// `src/a.c: In function ‘f’:`, `a.cc: In member function …:`, `a.c: At top level:`,
+/// and the include chain (`In file included from a.c:1:`, `                 from b.h:2,`).
 fn is_scope(t: &str) -> bool {
-    t.ends_with(':')
+    (t.ends_with(':') || t.ends_with(','))
         && (t.contains(": In function ")
             || t.contains(": In member function ")
             || t.contains(": In constructor ")
-            || t.contains(": At top level"))
+            || t.contains(": At top level")
+            || t.starts_with("In file included from ")
+            || t.trim_start().starts_with("from ") && t.starts_with("    "))
 }
 
 /// Adds every gcc/clang/mypy diagnostic in `range` to `doc.findings`.
@@ -54,11 +58,10 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
             .map_or_else(|| c[2].to_string(), |m| m.as_str().to_string());
         // gcc says which function first (`a.c: In function ‘f’:`): that line is
         // the diagnostic's context, so it goes and comes with it.
-        let start = if i > range.start && is_scope(&doc.lines[i - 1].text) {
-            i - 1
-        } else {
-            i
-        };
+        let mut start = i;
+        while start > range.start && is_scope(&doc.lines[start - 1].text) {
+            start -= 1;
+        }
         let finding = Finding {
             start,
             end: i + 1,
