@@ -1,8 +1,13 @@
-//! Level-2 throughput on the 10 MB log, for profiling (`perf record`).
+//! Level-2 throughput on a log built from the recordings, for profiling
+//! (`perf record`, `valgrind --tool=callgrind`): `throughput [MB] [runs]`, by
+//! default 10 MB, best of 3.
 fn main() {
-    let big = bench::inputs::large_log(10 << 20).expect("recordings");
+    let mut args = std::env::args().skip(1);
+    let mb: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10);
+    let runs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
+    let big = bench::inputs::large_log(mb << 20).expect("recordings");
     let mut f = bench::stages::runner("pipeline", &big, 1);
-    for _ in 0..3 {
+    for _ in 0..runs {
         let t = std::time::Instant::now();
         f();
         eprintln!(

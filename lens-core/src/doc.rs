@@ -122,6 +122,9 @@ pub struct Line<'a> {
     pub fate: Fate,
     /// Ranking score; higher is kept first when the budget binds.
     pub score: i32,
+    /// The shown text holds a `:`. Nearly every diagnostic format needs one, so
+    /// the finders skip the lines without it before any substring test.
+    pub colon: bool,
 }
 
 impl Line<'_> {
@@ -262,6 +265,7 @@ fn push_lines<'a>(lines: &mut Vec<Line<'a>>, stream: Stream, text: &'a str) {
     let body = text.strip_suffix('\n').unwrap_or(text);
     for (i, raw) in body.split('\n').enumerate() {
         let shown = ansi::visible(raw);
+        let colon = shown.contains(':');
         let class = if shown.trim().is_empty() {
             Class::Blank
         } else {
@@ -276,6 +280,7 @@ fn push_lines<'a>(lines: &mut Vec<Line<'a>>, stream: Stream, text: &'a str) {
             class,
             fate: Fate::Keep,
             score: 0,
+            colon,
         });
     }
 }

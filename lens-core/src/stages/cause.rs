@@ -154,11 +154,32 @@ pub fn apply(doc: &mut Doc) {
             (d, own, saving)
         })
         .collect();
+    // Which digest lists each cause, and what the later regions standing only for
+    // one digest's causes would save (linear: a region counts toward the one
+    // digest that lists all of its causes).
+    let mut owner: HashMap<usize, usize> = HashMap::new();
+    for (k, (_, own, _)) in sized.iter().enumerate() {
+        for &g in own {
+            owner.entry(g).or_insert(k);
+        }
+    }
+    let mut bonus = vec![0isize; sized.len()];
+    for (e, own, saving) in &sized {
+        if !own.is_empty() || *saving <= 0 || e.needs.is_empty() {
+            continue;
+        }
+        let owners: Vec<Option<&usize>> = e.needs.iter().map(|g| owner.get(g)).collect();
+        if let Some(Some(&k)) = owners.first() {
+            if owners.iter().all(|o| *o == Some(&k)) {
+                bonus[k] += saving;
+            }
+        }
+    }
     let mut kept = Vec::with_capacity(sized.len());
     let mut last_end = 0;
     // The causes whose every location a shown digest lists.
-    let mut listed: Vec<usize> = Vec::new();
-    for (k, (d, own, saving)) in sized.iter().enumerate() {
+    let mut listed: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    for (k, (d, own, saving)) in sized.into_iter().enumerate() {
         if d.start < last_end || d.start >= d.end {
             continue;
         }
@@ -170,20 +191,7 @@ pub fn apply(doc: &mut Doc) {
             // Its findings' locations are listed only by a digest that is not shown.
             continue;
         }
-        // What the later regions that stand only for these causes would save.
-        let enabled: isize = sized[k + 1..]
-            .iter()
-            .filter(|(e, e_own, s)| {
-                e_own.is_empty()
-                    && *s > 0
-                    && e.needs.iter().any(|n| own.contains(n))
-                    && e.needs
-                        .iter()
-                        .all(|n| listed.contains(n) || own.contains(n))
-            })
-            .map(|(_, _, s)| *s)
-            .sum();
-        if *saving + enabled <= 0 {
+        if saving + bonus[k] <= 0 {
             continue;
         }
         for l in &mut doc.lines[d.start..d.end] {
@@ -192,8 +200,8 @@ pub fn apply(doc: &mut Doc) {
             }
         }
         last_end = d.end;
-        listed.extend(own.iter().copied());
-        kept.push(d.clone());
+        listed.extend(own);
+        kept.push(d);
     }
     doc.digests = kept;
 }

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use crate::doc::{Class, Doc, Fate, Reason, Stream};
-use crate::handle::{fnv1a, PrehashedState};
+use crate::handle::PrehashedState;
 
 /// Bytes one marker line costs, roughly; reserved per gap the selection opens.
 const MARKER_COST: usize = 72;
@@ -22,26 +22,28 @@ pub fn run(doc: &mut Doc, budget: usize) {
 }
 
 /// A hash of the line's shape: runs of letters and digits that contain a digit are
-/// masked, so numbered repeats of one template share a shape.
+/// masked, so numbered repeats of one template share a shape. Shapes are compared
+/// within one run only, so the hash is a fast multiply-xor, not a published one.
 pub fn shape(text: &str) -> u32 {
-    let mut h = 0x811c_9dc5u32;
+    const K: u32 = 0x9e37_79b1;
+    let mix = |h: u32, x: u32| (h.rotate_left(5) ^ x).wrapping_mul(K);
     let b = text.trim().as_bytes();
+    let mut h = 0x811c_9dc5u32;
     let mut i = 0;
     while i < b.len() {
-        if b[i].is_ascii_alphanumeric() {
-            let s = i;
+        let c = b[i];
+        if c.is_ascii_alphanumeric() {
+            let mut t = 0u32;
             let mut digit = false;
             while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
                 digit |= b[i].is_ascii_digit();
+                t = mix(t, u32::from(b[i]));
                 i += 1;
             }
-            h = if digit {
-                fnv1a(h, b"#")
-            } else {
-                fnv1a(h, &b[s..i])
-            };
+            // Masked runs all hash alike; a word hashes as itself.
+            h = mix(h, if digit { 0x23 } else { t | 0x100 });
         } else {
-            h = fnv1a(h, &b[i..i + 1]);
+            h = mix(h, u32::from(c));
             i += 1;
         }
     }
@@ -101,20 +103,22 @@ fn score(doc: &mut Doc) {
     }
 }
 
+/// True when a line names trouble (`error`, `FAILED`, `Warning`, `not found`, …),
+/// in any case. One pass over the bytes, no allocation: it runs on every plain line.
 fn mentions_trouble(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    [
-        "error",
-        "fail",
-        "warn",
-        "panic",
-        "exception",
-        "denied",
-        "not found",
-        "missing",
-    ]
-    .iter()
-    .any(|w| lower.contains(w))
+    let b = text.as_bytes();
+    let at =
+        |i: usize, w: &[u8]| b.len() - i >= w.len() && b[i..i + w.len()].eq_ignore_ascii_case(w);
+    (0..b.len()).any(|i| match b[i] | 0x20 {
+        b'e' => at(i, b"error") || at(i, b"exception"),
+        b'f' => at(i, b"fail"),
+        b'w' => at(i, b"warn"),
+        b'p' => at(i, b"panic"),
+        b'd' => at(i, b"denied"),
+        b'n' => at(i, b"not found"),
+        b'm' => at(i, b"missing"),
+        _ => false,
+    })
 }
 
 /// Forced lines can outgrow any budget (a cascade of errors); past `ceiling` bytes,
@@ -187,6 +191,25 @@ fn fit(doc: &mut Doc, budget: usize) {
 mod tests {
     use super::*;
     use crate::stages::classify;
+
+    #[test]
+    fn trouble_words_in_any_case() {
+        for yes in [
+            "Error: x",
+            "3 FAILED",
+            "a Warning",
+            "kernel panic",
+            "NullPointerException",
+            "permission denied",
+            "file Not Found",
+            "missing ;",
+        ] {
+            assert!(mentions_trouble(yes), "{yes}");
+        }
+        for no in ["all good", "er ror", "not fou nd", "", "miss"] {
+            assert!(!mentions_trouble(no), "{no}");
+        }
+    }
 
     #[test]
     fn shape_masks_numbered_tokens() {

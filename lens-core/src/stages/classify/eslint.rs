@@ -25,7 +25,8 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
     let mut file: Option<(usize, String)> = None;
     for i in range {
         let text = &doc.lines[i].text;
-        if let Some(c) = if text.contains(", col ") {
+        let colon = doc.lines[i].colon;
+        if let Some(c) = if colon && text.contains(", col ") {
             COMPACT.captures(text)
         } else {
             None
@@ -60,8 +61,9 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
         let Some((header, path)) = &file else {
             continue;
         };
-        let problem =
-            text.starts_with(' ') && (text.contains("  error  ") || text.contains("  warning  "));
+        let problem = colon
+            && text.starts_with(' ')
+            && (text.contains("  error  ") || text.contains("  warning  "));
         let Some(c) = (if problem {
             PROBLEM.captures(text)
         } else {

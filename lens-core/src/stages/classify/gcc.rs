@@ -43,7 +43,8 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
         let t = &doc.lines[i].text;
-        let maybe = t.contains(": error") || t.contains(": warning") || t.contains(": fatal error");
+        let maybe = doc.lines[i].colon
+            && (t.contains(": error") || t.contains(": warning") || t.contains(": fatal error"));
         let Some(c) = (if maybe { HEAD.captures(t) } else { None }) else {
             i += 1;
             continue;

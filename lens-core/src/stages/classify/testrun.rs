@@ -40,19 +40,19 @@ static MARKS: LazyLock<Regex> = LazyLock::new(|| {
 static TAP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(not ok|ok) \d+ - (.+)$").expect("compiles"));
 
-fn outcome(text: &str) -> Option<Outcome> {
+fn outcome(text: &str, colon: bool) -> Option<Outcome> {
     // Byte tests first: most lines are not test results, and the patterns are then
     // never compiled or run.
     let t = text.trim_start();
     let mark = t.chars().next().is_some_and(|c| "✓✔√✗✕✖×↓○".contains(c));
     let maybe = text.starts_with("test ")
-        || text.contains(".py ")
-        || text.contains("::")
         || t.starts_with("--- ")
         || t.starts_with("=== ")
         || text.starts_with("ok ")
         || text.starts_with("not ok ")
-        || mark;
+        || mark
+        || colon && text.contains("::")
+        || text.contains(".py ");
     if !maybe {
         return None;
     }
@@ -107,7 +107,7 @@ const MIN_RUN: usize = 4;
 pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
-        if outcome(&doc.lines[i].text).is_none() {
+        if outcome(&doc.lines[i].text, doc.lines[i].colon).is_none() {
             i += 1;
             continue;
         }
@@ -116,7 +116,7 @@ pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         let mut failed: Vec<String> = Vec::new();
         let mut files = 0usize;
         while i < range.end {
-            match outcome(&doc.lines[i].text) {
+            match outcome(&doc.lines[i].text, doc.lines[i].colon) {
                 None => break,
                 Some(Outcome::Pass) => pass += 1,
                 Some(Outcome::Skip) => skip += 1,

@@ -23,7 +23,7 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
         let text = &doc.lines[i].text;
-        if !text.contains(" TS") {
+        if !doc.lines[i].colon || !text.contains(" TS") {
             i += 1;
             continue;
         }
