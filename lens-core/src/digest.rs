@@ -175,6 +175,7 @@ fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<String> {
         // A location reported again (a header's error, once per file including
         // it) is listed once, with how many times.
         let mut list: Vec<(String, usize)> = Vec::new();
+        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for (loc, vals) in &g.at {
             let loc = &loc[shared.len()..];
             let item = if vals.is_empty() {
@@ -182,9 +183,12 @@ fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<String> {
             } else {
                 format!("{loc} {}", vals.join(" "))
             };
-            match list.iter_mut().find(|(i, _)| *i == item) {
-                Some((_, n)) => *n += 1,
-                None => list.push((item, 1)),
+            match index.get(&item) {
+                Some(&k) => list[k].1 += 1,
+                None => {
+                    index.insert(item.clone(), list.len());
+                    list.push((item, 1));
+                }
             }
         }
         let list: Vec<String> = list
