@@ -44,7 +44,8 @@ pub fn machine() -> Machine {
     }
 }
 
-/// The checkout's revision, with `-dirty` when the tree has changes.
+/// The checkout's revision, with `-dirty` when the tree has changes outside
+/// `results/`.
 pub fn git_revision() -> String {
     let run = |args: &[&str]| {
         Command::new("git")
@@ -56,8 +57,16 @@ pub fn git_revision() -> String {
     };
     match run(&["rev-parse", "HEAD"]) {
         Some(rev) => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
+            // Results being rewritten do not make the measured code dirty.
+            let dirty = run(&[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":(exclude)results",
+            ])
+            .is_some_and(|s| !s.is_empty());
             if dirty {
                 format!("{rev}-dirty")
             } else {
