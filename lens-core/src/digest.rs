@@ -77,8 +77,6 @@ pub struct FindingGroup {
     /// Line indices of the first report, shown verbatim (its excerpt included only
     /// while the view holds a handful of causes).
     pub example: Vec<usize>,
-    /// Which of `at` the example is.
-    pub example_at: usize,
     /// Every report's location as printed, with the quoted values that differ
     /// between reports (empty when the message is the same every time).
     pub at: Vec<(String, Vec<String>)>,
@@ -151,12 +149,11 @@ fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<String> {
             .collect();
         // A report printed under its file's header (ESLint's stylish) does not name
         // its path: say where it is.
-        let own = &g.at[g.example_at.min(g.at.len() - 1)].0;
-        let path = own.split([':', '(']).next().unwrap_or(own);
-        if !example.iter().any(|l| l.contains(path)) {
-            out.push(format!("{own}:"));
-        }
         let first = &g.at[0].0;
+        let path = first.split([':', '(']).next().unwrap_or(first);
+        if !example.iter().any(|l| l.contains(path)) {
+            out.push(format!("{first}:"));
+        }
         out.extend(example);
         if g.at.len() < 2 {
             continue;

@@ -43,18 +43,24 @@ pub fn run(doc: &mut Doc) {
                     error: f.severity == Severity::Error,
                     rule,
                     example: (f.head..f.end).collect(),
-                    example_at: 0,
                     at: Vec::new(),
                 },
                 Vec::new(),
             ));
             groups.len() - 1
         });
-        // The example is the fullest report of the cause: a later one may carry
-        // the note or help the first lacks (gcc's 'did you forget to include').
-        if f.end - f.head > groups[g].0.example.len() {
-            groups[g].0.example = (f.head..f.end).collect();
-            groups[g].0.example_at = groups[g].0.at.len();
+        // The example is the first report (in a cascade, the root cause); when a
+        // later report carries a note or help the first lacks (gcc's 'did you
+        // forget to include'), that line joins it.
+        let lines = &doc.lines;
+        let is_hint = |i: usize| {
+            let t = lines[i].text.trim_start();
+            t.contains(": note: ") || t.starts_with("help:") || t.starts_with("= help:")
+        };
+        if !groups[g].0.example.iter().any(|&i| is_hint(i)) {
+            if let Some(i) = (f.head + 1..f.end).find(|&i| is_hint(i)) {
+                groups[g].0.example.push(i);
+            }
         }
         groups[g].0.at.push((f.location.clone(), Vec::new()));
         groups[g].1.push(values);
@@ -279,10 +285,11 @@ mod tests {
         // reports; the seven regions it lets go pay for it.
         assert_eq!(doc.digests.len(), 8);
         let lines = doc.digests[0].lines(&doc, Detail::Full);
-        // The example is the fullest report: the one with gcc's note.
+        // The example is the first report (the root cause), with the note a later
+        // report carries.
         assert_eq!(
             lines[0],
-            "src/c00.c:4:10: error: unknown type name ‘size_t’"
+            "include/frame.h:6:5: error: unknown type name ‘size_t’"
         );
         assert!(lines
             .iter()
