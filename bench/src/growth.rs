@@ -41,23 +41,24 @@ pub fn measure(repeats: usize, budget: Duration, mut f: impl FnMut(usize)) -> Gr
     // Calibrate: calls of f(1) per ~1 ms sample, a multiple of 16.
     let one = min_time(3, || f(1)).as_nanos().max(1);
     let calls = ((1_000_000 / one) as usize).clamp(1, 4096).div_ceil(16) * 16;
-    let mut nanos = [0u128; 3];
-    for (k, scale) in [1usize, 4, 16].into_iter().enumerate() {
-        let per_sample = (calls / scale).max(1);
-        let started = Instant::now();
-        let mut best = u128::MAX;
-        let mut samples = 0;
-        while samples < repeats || (started.elapsed() < budget && samples < 200) {
+    // The three sizes are sampled in turn (1x, 4x, 16x, 1x, ...), so a machine
+    // that slows down or speeds up for a while does so for all three alike.
+    let mut best = [u128::MAX; 3];
+    let started = Instant::now();
+    let mut rounds = 0;
+    while rounds < repeats || (started.elapsed() < budget * 3 && rounds < 200) {
+        for (k, scale) in [1usize, 4, 16].into_iter().enumerate() {
+            let per_sample = (calls / scale).max(1);
             let t = min_time(1, || {
                 for _ in 0..per_sample {
                     f(scale);
                 }
             });
-            best = best.min(t.as_nanos() / per_sample as u128);
-            samples += 1;
+            best[k] = best[k].min(t.as_nanos() / per_sample as u128);
         }
-        nanos[k] = best.max(1);
+        rounds += 1;
     }
+    let nanos = best.map(|b| b.max(1));
     Growth {
         nanos,
         ratio: nanos[2] as f64 / nanos[0] as f64,
