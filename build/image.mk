@@ -19,4 +19,4 @@ image: build image-boot
 # Boot the kernel and initrd under QEMU, run a command, read its result back from
 # the job disk (needs qemu-system-x86; .ci/run installs it).
 vm-smoke: image-boot
-	$(CARGO) test --locked -p harness --test vm_smoke -- --ignored
+	$(CARGO) test --workspace --locked --test vm_smoke -- --ignored

@@ -2,8 +2,8 @@
 # The microVM's root filesystem, without Docker: debootstrap a minimal Debian, install
 # the pinned tools into it, copy in lens (built from this working tree) and rtk (built
 # from crates.io on the host), and turn the folder into an ext4 image labelled
-# lensroot: out/image/rootfs.img. Needs root (debootstrap, chroot), debootstrap and
-# e2fsprogs, and the Debian, PyPI and npm registries.
+# lensroot: out/image/rootfs.img. Needs root (debootstrap, chroot) and e2fsprogs,
+# and the Debian, PyPI and npm registries; installs debootstrap when it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . image/pins.env
@@ -13,7 +13,11 @@ LENS=${LENS:-out/release/x86_64/lens}
 
 die() { echo "image/build-rootfs.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap and chroot); run it as root"
-command -v debootstrap >/dev/null || die "debootstrap is missing; apt-get install debootstrap"
+if ! command -v debootstrap >/dev/null; then
+  echo "== installing debootstrap (Debian's archive)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap >/dev/null \
+    || die "debootstrap is missing and could not be installed; apt-get install debootstrap"
+fi
 [ -x "$LENS" ] || die "$LENS is missing; run make build first"
 # The source lens was built from, read now: the tree may change while this runs.
 LENS_REVISION="$(git rev-parse HEAD)$(git diff --quiet HEAD -- lens-core lens-cli Cargo.lock || echo -dirty)"
