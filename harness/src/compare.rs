@@ -211,7 +211,17 @@ pub fn run_case(case: &Case, s: &Settings) -> Result<CaseResult> {
         source: "run".into(),
         measure: Some(m(&raw)),
     }];
+    // Live, every arm starts from a fresh project: a build that succeeded in part
+    // (make -k) would otherwise leave the next arm less to do and less to print.
+    // Replay and record serve every arm the same recorded bytes already.
+    let fresh = || -> Result<()> {
+        if s.mode == Mode::Live {
+            setup(case, &work)?;
+        }
+        Ok(())
+    };
     for level in LENS_LEVELS {
+        fresh()?;
         let mut argv = vec![
             s.lens.display().to_string(),
             "--level".into(),
@@ -232,6 +242,7 @@ pub fn run_case(case: &Case, s: &Settings) -> Result<CaseResult> {
         "lens".to_string(),
         env::version_of(&[s.lens.display().to_string(), "--version".into()]).unwrap_or_default(),
     );
+    fresh()?;
     arms.push(rtk_arm(
         case,
         s,
