@@ -9,6 +9,14 @@
 //! identical bytes on any machine, `measure` does the counting, `compare` runs the
 //! arms and `report` renders the markdown table and the JSON record.
 //!
+//! `harness` measures whether an agent still finishes: `tasks` loads the retention
+//! tasks, `retention` plans and runs the cells and aggregates them (with `stats`),
+//! `driver` runs an agent (three real CLIs and a scripted simulation). `isolation`
+//! is where a cell runs: a fresh directory, or a microVM booted from the image
+//! `make image` builds (`image` checks it against its manifest, `vm` boots it,
+//! `jobdisk` carries work in and out); `broker` is the credential forwarder a
+//! guest reaches its API through.
+//!
 //! The JSON is the record; the table is always rendered from it.
 
 pub mod broker;
