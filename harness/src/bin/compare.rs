@@ -24,7 +24,7 @@ where rtk claims the command; prints a markdown table and writes results/compare
   replay  (default) serve every command from the committed recordings; rtk is re-run
           when installed, else its recorded view is used and labelled so
   record  run the real tools and refresh the recordings
-  live    run everything for real
+  live    run everything for real, each arm on a freshly set-up project
   --isolation vm  run every case live inside one microVM booted from the image
                   (make image), so both tools read the same builds; writes
                   results/compare-vm.json unless --out says otherwise
