@@ -162,7 +162,7 @@ fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<String> {
         let locs: Vec<&str> = g.at.iter().map(|(l, _)| l.as_str()).collect();
         // Cut one directory short of the common prefix, so every location keeps its
         // nearest directory and still reads as the path the tool printed.
-        let (common, _, _) = factor(&locs);
+        let common = shared_prefix(&locs);
         let cut = common
             .trim_end_matches(|c| c != '/')
             .trim_end_matches('/')
@@ -247,13 +247,28 @@ pub fn factor(texts: &[&str]) -> (String, Vec<String>, String) {
     (prefix, middles, suffix)
 }
 
-fn common_prefix(a: &str, b: &str) -> usize {
-    let mut n = 0;
-    for ((i, x), y) in a.char_indices().zip(b.chars()) {
-        if x != y {
-            return i;
+/// The longest prefix every text shares, on a character boundary. Only the prefix:
+/// a digest's location list needs no middles or suffix, and this allocates nothing.
+pub fn shared_prefix<'a>(texts: &[&'a str]) -> &'a str {
+    let Some((first, rest)) = texts.split_first() else {
+        return "";
+    };
+    let mut pre = first.len();
+    for t in rest {
+        pre = common_prefix(&first[..pre], t);
+        if pre == 0 {
+            break;
         }
-        n = i + x.len_utf8();
+    }
+    &first[..pre]
+}
+
+fn common_prefix(a: &str, b: &str) -> usize {
+    // Bytes, then back to a character boundary: UTF-8 is prefix-free, so texts that
+    // agree up to a boundary agree character by character.
+    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !a.is_char_boundary(n) {
+        n -= 1;
     }
     n
 }
@@ -317,6 +332,13 @@ mod tests {
         assert_eq!(p, "pub fn ");
         assert_eq!(s, "(x: u8) {");
         assert_eq!(m, vec!["load_a", "save_b", "verify"]);
+        assert_eq!(
+            shared_prefix(&["src/a/x.rs:1", "src/a/y.rs:2", "src/b.rs:3"]),
+            "src/"
+        );
+        assert_eq!(shared_prefix(&["é1", "é2"]), "é");
+        assert_eq!(shared_prefix(&["only"]), "only");
+        assert_eq!(shared_prefix(&[]), "");
         let (p, m, s) = factor(&["abc", "abc"]);
         assert_eq!((p.as_str(), s.as_str()), ("abc", ""));
         assert_eq!(m, vec!["", ""]);
