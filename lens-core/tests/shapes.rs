@@ -3,12 +3,14 @@
 //! the purpose), other tool versions and flags. For each: the level-2 view accounts
 //! for every raw line (markers with exact ranges, no renumbering), it is smaller than
 //! the raw output, the shape's digest is used, and every distinct name of the raw
-//! output is still recoverable from the view, by the rule the compare cases use (the
-//! name printed, or a path's directory and last part on one line).
+//! output is still recoverable from the view, by the rule the compare table counts
+//! with (`harness::measure::name_kept`: the name printed, or a path's directory and
+//! last part on one line).
 
 mod common;
 
 use common::{check_stream, HANDLE};
+use harness::measure::name_kept;
 use lens_core::stages::ansi;
 use lens_core::{view, Handle, Level, Options, Request};
 use regex::Regex;
@@ -157,25 +159,6 @@ fn shapes() -> Vec<Shape> {
     ]
 }
 
-/// A name is kept when the view prints it, or, for a path, its directory and its
-/// last part on one line: the rule of `harness/src/measure.rs` (`name_kept`), which
-/// the compare table counts by. The harness runs the lens binary and does not link
-/// this library, so the rule is written here again; change both together.
-fn kept(view: &str, name: &str) -> bool {
-    if view.contains(name) {
-        return true;
-    }
-    let Some((dir, base)) = name.trim_end_matches('/').rsplit_once('/') else {
-        return false;
-    };
-    let dir = format!("{dir}/");
-    view.lines().any(|l| {
-        l.contains(&dir)
-            && l.split_whitespace()
-                .any(|t| t.trim_end_matches([',', ';']).trim_end_matches('/') == base)
-    })
-}
-
 #[test]
 fn every_shape_keeps_every_name_on_outputs_it_was_not_written_against() {
     let mut report = Vec::new();
@@ -232,7 +215,7 @@ fn every_shape_keeps_every_name_on_outputs_it_was_not_written_against() {
             sh.fixture,
             names.len()
         );
-        let lost: Vec<&&str> = names.iter().filter(|n| !kept(&shown, n)).collect();
+        let lost: Vec<&&str> = names.iter().filter(|n| !name_kept(&shown, n)).collect();
         assert!(
             lost.is_empty(),
             "{}: {} of {} names lost: {lost:?}\n{shown}",
