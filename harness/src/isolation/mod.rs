@@ -14,7 +14,7 @@ use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
 use image::{Image, ImageRecord};
-use vm::{Accel, Boot, Job, Machine};
+use vm::{Accel, Boot, Machine};
 
 /// The isolation a sweep asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -116,22 +116,11 @@ impl VmHost {
     }
 
     fn boot_check(&self, scratch: &Path) -> Result<Boot> {
-        let staged = scratch.join("preflight-job");
-        let _ = std::fs::remove_dir_all(&staged);
-        std::fs::create_dir_all(&staged)?;
-        std::fs::write(
-            staged.join("run.sh"),
+        self.machine.run_script(
             "set -e\nlens --version\ncommand -v git python3\n",
-        )?;
-        let job = Job {
-            staged,
-            disk_mib: 16,
-            limit: Duration::from_secs(180),
-            broker_port: None,
-            readback: Vec::new(),
-            echo: false,
-        };
-        self.machine.run(&job, &scratch.join("preflight"))
+            Duration::from_secs(180),
+            &scratch.join("preflight"),
+        )
     }
 
     /// What results record.

@@ -324,6 +324,27 @@ impl Machine {
     }
 }
 
+impl Machine {
+    /// Boots a job that is only `script` (no files in, none back), within `limit`.
+    pub fn run_script(&self, script: &str, limit: Duration, scratch: &Path) -> Result<Boot> {
+        let staged = scratch.join("job");
+        let _ = std::fs::remove_dir_all(&staged);
+        std::fs::create_dir_all(&staged)?;
+        std::fs::write(staged.join("run.sh"), script)?;
+        let job = Job {
+            staged: staged.clone(),
+            disk_mib: 16,
+            limit,
+            broker_port: None,
+            readback: Vec::new(),
+            echo: false,
+        };
+        let boot = self.run(&job, scratch);
+        let _ = std::fs::remove_dir_all(&staged);
+        boot
+    }
+}
+
 /// Whether the guest reached its job, and the job's exit code.
 pub fn parse_serial(serial: &str) -> (bool, Option<i32>) {
     let mut started = false;
@@ -357,10 +378,6 @@ pub fn probe(base: &Machine, scratch: &Path) -> Result<(Accel, String)> {
     {
         return Ok((Accel::Tcg, "no usable /dev/kvm".into()));
     }
-    let staged = scratch.join("probe-job");
-    let _ = std::fs::remove_dir_all(&staged);
-    std::fs::create_dir_all(&staged)?;
-    std::fs::write(staged.join("run.sh"), "exit 0\n")?;
     let kvm = Machine {
         accel: Accel::Kvm,
         rootfs: None,
@@ -368,16 +385,7 @@ pub fn probe(base: &Machine, scratch: &Path) -> Result<(Accel, String)> {
         cpus: 1,
         ..base.clone()
     };
-    let job = Job {
-        staged: staged.clone(),
-        disk_mib: 8,
-        limit: Duration::from_secs(10),
-        broker_port: None,
-        readback: Vec::new(),
-        echo: false,
-    };
-    let boot = kvm.run(&job, &scratch.join("probe"))?;
-    let _ = std::fs::remove_dir_all(&staged);
+    let boot = kvm.run_script("exit 0\n", Duration::from_secs(10), &scratch.join("probe"))?;
     if boot.exit == Some(0) {
         return Ok((
             Accel::Kvm,
