@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::doc::{Class, Doc, Reason};
-use crate::handle::{fnv1a, PrehashedState};
+use crate::handle::{chunk_hash, PrehashedState};
 
 /// Drops adjacent repeated lines and repeated multi-line blocks.
 pub fn run(doc: &mut Doc) {
@@ -21,17 +21,16 @@ pub fn run(doc: &mut Doc) {
     }
     // Whole blocks seen before. Keyed by a hash of the block's text, confirmed by
     // comparing the text, so a hash collision cannot drop a distinct block.
-    let mut seen: HashMap<(u8, u32), Vec<usize>, PrehashedState> = HashMap::default();
+    let mut seen: HashMap<(u8, u64), Vec<usize>, PrehashedState> = HashMap::default();
     for bi in 0..doc.blocks.len() {
         let b = &doc.blocks[bi];
         if b.len() < 2 {
             continue;
         }
-        let mut h = 0x811c_9dc5u32;
-        for l in &doc.lines[b.start..b.end] {
-            h = fnv1a(h, l.text.as_bytes());
-            h = fnv1a(h, b"\n");
-        }
+        // Each line's length goes into its hash, so line breaks need no separator.
+        let h = doc.lines[b.start..b.end]
+            .iter()
+            .fold(0, |h, l| chunk_hash(h, l.text.as_bytes()));
         let stream = doc.lines[b.start].stream as u8;
         let earlier = seen.entry((stream, h)).or_default();
         let repeat = earlier.iter().any(|&ej| same_block(doc, ej, bi));
