@@ -7,17 +7,58 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Found;
 use crate::doc::{Class, Doc, Finding, Severity};
 
-static HEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(error|warning)(?:\[([A-Za-z]\d{4}|[\w:-]+)\])?: (.+)$").expect("compiles")
-});
-static LOCATION: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*--> (\S+:\d+:\d+)$").expect("compiles"));
 static CLIPPY_LINK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"rust-clippy/[^#\s]*#([a-z0-9_]+)").expect("compiles"));
 static LINT_NOTE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"#\[(?:warn|deny)\(([\w:]+)\)\]").expect("compiles"));
+
+/// A diagnostic's head line, `error[E0308]: message` or `warning: message`.
+struct Head<'t> {
+    error: bool,
+    /// The code or lint in brackets, if any.
+    rule: Option<&'t str>,
+    message: &'t str,
+}
+
+/// Reads a head line by hand: it is tried on every line that starts with `error`
+/// or `warning`, and a regex with captures cost more than the rest of the family.
+fn parse_head(t: &str) -> Option<Head<'_>> {
+    let (error, rest) = if let Some(r) = t.strip_prefix("error") {
+        (true, r)
+    } else {
+        (false, t.strip_prefix("warning")?)
+    };
+    let (rule, rest) = match rest.strip_prefix('[') {
+        Some(r) => {
+            let (rule, after) = r.split_once(']')?;
+            let word = |c: char| c.is_alphanumeric() || matches!(c, '_' | ':' | '-');
+            if rule.is_empty() || !rule.chars().all(word) {
+                return None;
+            }
+            (Some(rule), after)
+        }
+        None => (None, rest),
+    };
+    let message = rest.strip_prefix(": ")?;
+    (!message.is_empty()).then_some(Head {
+        error,
+        rule,
+        message,
+    })
+}
+
+/// The `path:line:col` of a ` --> path:line:col` line.
+fn parse_location(t: &str) -> Option<&str> {
+    let loc = t.trim_start().strip_prefix("--> ")?;
+    let (rest, col) = loc.rsplit_once(':')?;
+    let (path, line) = rest.rsplit_once(':')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let ok = !path.is_empty() && !path.contains(char::is_whitespace) && digits(line) && digits(col);
+    ok.then_some(loc)
+}
 
 /// Messages that sum a run up rather than report a fault.
 fn is_summary(message: &str) -> bool {
@@ -28,42 +69,36 @@ fn is_summary(message: &str) -> bool {
         || message.starts_with("test failed")
 }
 
-/// Adds every rustc diagnostic in `range` to `doc.findings`.
-pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
+/// Adds every rustc diagnostic in `range` to `out.findings`.
+pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
-        let t = &doc.lines[i].text;
-        let c = if t.starts_with("error") || t.starts_with("warning") {
-            HEAD.captures(t)
-        } else {
-            None
-        };
-        let Some(c) = c else {
+        let Some(h) = parse_head(&doc.lines[i].text) else {
             i += 1;
             continue;
         };
-        let message = c[3].to_string();
-        if is_summary(&message) {
+        if is_summary(h.message) {
             i += 1;
             continue;
         }
-        let severity = if &c[1] == "error" {
+        let message = h.message.to_string();
+        let severity = if h.error {
             Severity::Error
         } else {
             Severity::Warning
         };
-        let mut rule = c.get(2).map_or(String::new(), |m| m.as_str().to_string());
+        let mut rule = h.rule.unwrap_or_default().to_string();
         let head = i;
         let mut location = String::new();
         let mut end = i + 1;
         while end < range.end && doc.lines[end].class != Class::Blank {
             let t = &doc.lines[end].text;
-            if (t.starts_with("error") || t.starts_with("warning")) && HEAD.is_match(t) {
+            if parse_head(t).is_some() {
                 break;
             }
-            if location.is_empty() && t.contains("--> ") {
-                if let Some(l) = LOCATION.captures(t) {
-                    location = l[1].to_string();
+            if location.is_empty() {
+                if let Some(l) = parse_location(t) {
+                    location = l.to_string();
                 }
             }
             if rule.is_empty() && t.contains('#') {
@@ -76,7 +111,7 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
             end += 1;
         }
         if !location.is_empty() {
-            doc.findings.push(Finding {
+            out.findings.push(Finding {
                 start: head,
                 end,
                 head,
@@ -137,6 +172,36 @@ warning: length comparison to zero
 
     fn findings(text: &str) -> Vec<Finding> {
         testing::findings("", text)
+    }
+
+    #[test]
+    fn reads_heads_and_locations_by_hand() {
+        let h = parse_head("error[E0308]: mismatched types").unwrap();
+        assert!(h.error);
+        assert_eq!((h.rule, h.message), (Some("E0308"), "mismatched types"));
+        let h = parse_head("warning[clippy::needless_return]: x").unwrap();
+        assert_eq!((h.error, h.rule), (false, Some("clippy::needless_return")));
+        assert_eq!(parse_head("warning: unused").unwrap().rule, None);
+        for no in [
+            "error: ",
+            "error[]: x",
+            "error[a b]: x",
+            "errors: 3",
+            "warning:x",
+            "error[E0308] x",
+        ] {
+            assert!(parse_head(no).is_none(), "{no}");
+        }
+        assert_eq!(parse_location("  --> src/a.rs:7:11"), Some("src/a.rs:7:11"));
+        assert_eq!(parse_location("--> C:/x y.rs:1:2"), None);
+        for no in [
+            "  --> src/a.rs:7",
+            "  --> :1:2",
+            "  -> a.rs:1:2",
+            "  --> a.rs:1:2 x",
+        ] {
+            assert_eq!(parse_location(no), None, "{no}");
+        }
     }
 
     #[test]
