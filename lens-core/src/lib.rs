@@ -43,6 +43,7 @@ pub mod digest;
 pub mod doc;
 pub mod handle;
 pub mod marker;
+pub mod par;
 pub mod render;
 pub mod stages;
 

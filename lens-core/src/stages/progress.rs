@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::doc::{Class, Doc, Reason, Stream};
+use crate::par;
 use crate::stages::ansi;
 
 static PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
@@ -132,11 +133,11 @@ fn might_be_progress(text: &str) -> bool {
 
 /// Marks progress lines and drops the runs of them.
 pub fn run(doc: &mut Doc) {
-    for line in doc.lines.iter_mut() {
-        if line.class == Class::Blank {
-            continue;
-        }
-        if ansi::redrawn(line.raw) || is_progress(&line.text) {
+    let progress = par::map(&doc.lines, |l| {
+        l.class != Class::Blank && (ansi::redrawn(l.raw) || is_progress(&l.text))
+    });
+    for (line, progress) in doc.lines.iter_mut().zip(progress) {
+        if progress {
             line.class = Class::Progress;
         }
     }

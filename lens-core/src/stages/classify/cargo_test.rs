@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Found;
 use crate::digest::{Body, Digest};
 use crate::doc::{Doc, Stream};
 
@@ -42,7 +43,7 @@ fn foreign(at: &str) -> bool {
 }
 
 /// Finds each test binary's report in `range` and adds a digest for it.
-pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
         if !doc.lines[i].text.starts_with("running ") || !RUNNING.is_match(&doc.lines[i].text) {
@@ -69,7 +70,7 @@ pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
             });
             lines.extend(f.lines.iter().cloned());
         }
-        doc.digests.push(Digest {
+        out.digests.push(Digest {
             stream,
             start,
             end: end + 1,

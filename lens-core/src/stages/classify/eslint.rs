@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Found;
 use crate::doc::{Doc, Finding, Severity};
 
 static FILE: LazyLock<Regex> = LazyLock::new(|| {
@@ -19,9 +20,9 @@ static COMPACT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("compiles")
 });
 
-/// Adds every ESLint problem in `range` to `doc.findings`. A file's first problem
+/// Adds every ESLint problem in `range` to `out.findings`. A file's first problem
 /// starts at the file's header line, so the header belongs to the region it names.
-pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
+pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
     let mut file: Option<(usize, String)> = None;
     for i in range {
         let text = &doc.lines[i].text;
@@ -31,7 +32,7 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
         } else {
             None
         } {
-            doc.findings.push(Finding {
+            out.findings.push(Finding {
                 start: i,
                 end: i + 1,
                 head: i,
@@ -74,8 +75,8 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
             }
             continue;
         };
-        let first_of_file = doc.findings.last().is_none_or(|f| f.end <= *header);
-        doc.findings.push(Finding {
+        let first_of_file = out.findings.last().is_none_or(|f| f.end <= *header);
+        out.findings.push(Finding {
             start: if first_of_file { *header } else { i },
             end: i + 1,
             head: i,

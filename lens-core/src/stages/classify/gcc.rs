@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Found;
 use crate::doc::{Doc, Finding, Severity};
 
 static HEAD: LazyLock<Regex> = LazyLock::new(|| {
@@ -38,8 +39,8 @@ fn is_scope(t: &str) -> bool {
             || t.trim_start().starts_with("from ") && t.starts_with("    "))
 }
 
-/// Adds every gcc/clang/mypy diagnostic in `range` to `doc.findings`.
-pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
+/// Adds every gcc/clang/mypy diagnostic in `range` to `out.findings`.
+pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
         let t = &doc.lines[i].text;
@@ -79,7 +80,7 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
         {
             end += 1;
         }
-        doc.findings.push(Finding { end, ..finding });
+        out.findings.push(Finding { end, ..finding });
         i = end;
     }
 }

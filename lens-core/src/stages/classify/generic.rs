@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::doc::{Class, Doc};
+use crate::par;
 use crate::stages::blocks;
 
 static ERROR: LazyLock<Regex> = LazyLock::new(|| {
@@ -186,11 +187,12 @@ fn is_source_quote(text: &str) -> bool {
 
 /// Classifies every line not already marked blank or progress.
 pub fn run(doc: &mut Doc) {
-    for line in doc.lines.iter_mut() {
-        if matches!(line.class, Class::Blank | Class::Progress) {
-            continue;
-        }
-        line.class = class_of(&line.text);
+    let classes = par::map(&doc.lines, |l| match l.class {
+        Class::Blank | Class::Progress => l.class,
+        _ => class_of(&l.text),
+    });
+    for (line, class) in doc.lines.iter_mut().zip(classes) {
+        line.class = class;
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Found;
 use crate::digest::Digest;
 use crate::doc::{Class, Doc, Stream};
 
@@ -17,17 +18,17 @@ static HUNK: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Adds digests for any git log, status or diff output in `range`.
-pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+pub fn find(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
     if range.is_empty() {
         return;
     }
     let first = doc.lines[range.start].text.to_string();
     if first.starts_with("commit ") && COMMIT.is_match(&first) {
-        log(doc, stream, range);
+        log(doc, found, stream, range);
     } else if first.starts_with("On branch ") || first.starts_with("HEAD detached ") {
-        status(doc, stream, range);
+        status(doc, found, stream, range);
     } else if first.starts_with("diff --git ") {
-        diff(doc, stream, range);
+        diff(doc, found, stream, range);
     }
 }
 
@@ -60,7 +61,7 @@ fn is_stat_summary(t: &str) -> bool {
     })
 }
 
-fn log(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
     let mut lines = Vec::new();
     let mut i = range.start;
     let mut end = range.start;
@@ -112,12 +113,13 @@ fn log(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         }
     }
     if lines.len() >= 2 {
-        doc.digests
+        found
+            .digests
             .push(Digest::of_lines(stream, range.start, end, lines));
     }
 }
 
-fn status(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+fn status(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
     let mut out = vec![doc.lines[range.start].text.to_string()];
     let mut section = String::new();
     let mut items: Vec<String> = Vec::new();
@@ -162,11 +164,12 @@ fn status(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         }
     }
     flush(&mut out, &section, &mut items);
-    doc.digests
+    found
+        .digests
         .push(Digest::of_lines(stream, range.start, range.end, out));
 }
 
-fn diff(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+fn diff(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
     let mut out = Vec::new();
     let (mut old, mut new) = (0u32, 0u32);
     // The pending run of changed lines: where it starts in old and new, and its lines.
@@ -237,7 +240,8 @@ fn diff(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         }
     }
     flush(&mut out, &mut run, run_old, run_new, dels, adds);
-    doc.digests
+    found
+        .digests
         .push(Digest::of_lines(stream, range.start, range.end, out));
 }
 

@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Found;
 use crate::digest::{factor, Body, Digest, Entry};
 use crate::doc::{Class, Doc, Stream};
 
@@ -23,7 +24,7 @@ static GREP: LazyLock<Regex> =
 const MIN_LINES: usize = 8;
 
 /// Adds a digest when the whole of `range` is one kind of listing.
-pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
     let texts: Vec<&str> = doc.lines[range.clone()]
         .iter()
         .filter(|l| l.class != Class::Blank)
@@ -41,7 +42,7 @@ pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
     } else {
         return;
     };
-    doc.digests.push(Digest {
+    out.digests.push(Digest {
         stream,
         start: range.start,
         end: range.end,

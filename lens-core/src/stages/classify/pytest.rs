@@ -13,6 +13,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Found;
 use crate::digest::{Body, Digest};
 use crate::doc::{Doc, Stream};
 
@@ -65,7 +66,7 @@ struct Failure {
 }
 
 /// Finds a pytest report in `range` and adds its digest.
-pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
     let text = |i: usize| doc.lines[i].text.as_ref();
     let Some(start) = range
         .clone()
@@ -141,7 +142,7 @@ pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
         lines.push("warnings:".into());
         lines.extend(warnings);
     }
-    doc.digests.push(Digest {
+    out.digests.push(Digest {
         stream,
         start,
         end,

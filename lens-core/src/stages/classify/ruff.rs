@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Found;
 use crate::doc::{Class, Doc, Finding, Severity};
 
 static FULL_HEAD: LazyLock<Regex> =
@@ -15,8 +16,8 @@ static FULL_LOCATION: LazyLock<Regex> =
 static CONCISE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\S+?:\d+:\d+): ([A-Z]{1,5}\d{1,4}) (.+)$").expect("compiles"));
 
-/// Adds every ruff finding in `range` to `doc.findings`.
-pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
+/// Adds every ruff finding in `range` to `out.findings`.
+pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
         let text = &doc.lines[i].text;
@@ -31,7 +32,7 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
         } else {
             None
         } {
-            doc.findings.push(Finding {
+            out.findings.push(Finding {
                 start: i,
                 end: i + 1,
                 head: i,
@@ -65,7 +66,7 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
         while end < range.end && doc.lines[end].class != Class::Blank {
             end += 1;
         }
-        doc.findings.push(Finding {
+        out.findings.push(Finding {
             start: i,
             end,
             head: i,

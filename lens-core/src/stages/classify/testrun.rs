@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Found;
 use crate::digest::{Body, Digest};
 use crate::doc::{Doc, Stream};
 
@@ -104,7 +105,7 @@ fn outcome(text: &str, colon: bool) -> Option<Outcome> {
 const MIN_RUN: usize = 4;
 
 /// Finds runs of test result lines in `range` and adds a digest for each.
-pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
+pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
         if outcome(&doc.lines[i].text, doc.lines[i].colon).is_none() {
@@ -147,7 +148,7 @@ pub fn find(doc: &mut Doc, stream: Stream, range: std::ops::Range<usize>) {
             failed.dedup();
             line.push_str(&format!(", failed: {}", failed.join(", ")));
         }
-        doc.digests.push(Digest {
+        out.digests.push(Digest {
             stream,
             start,
             end: i,

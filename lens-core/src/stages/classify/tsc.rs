@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Found;
 use crate::doc::{Class, Doc, Finding, Severity};
 
 static PLAIN: LazyLock<Regex> = LazyLock::new(|| {
@@ -18,8 +19,8 @@ static PRETTY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(\S+?:\d+:\d+) - (error|warning) (TS\d+): (.+)$").expect("compiles")
 });
 
-/// Adds every tsc diagnostic in `range` to `doc.findings`.
-pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
+/// Adds every tsc diagnostic in `range` to `out.findings`.
+pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
         let text = &doc.lines[i].text;
@@ -64,7 +65,7 @@ pub fn find(doc: &mut Doc, range: std::ops::Range<usize>) {
                 end += 1;
             }
         }
-        doc.findings.push(Finding {
+        out.findings.push(Finding {
             start: i,
             end,
             head: i,
