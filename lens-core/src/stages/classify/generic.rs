@@ -4,8 +4,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::doc::{Class, Doc};
-use crate::par;
+use crate::doc::Class;
 use crate::stages::blocks;
 
 static ERROR: LazyLock<Regex> = LazyLock::new(|| {
@@ -183,17 +182,6 @@ fn is_source_quote(text: &str) -> bool {
             .iter()
             .any(|p| rest.trim_start_matches(' ').starts_with(p))
         && rest.starts_with(' ')
-}
-
-/// Classifies every line not already marked blank or progress.
-pub fn run(doc: &mut Doc) {
-    let classes = par::map(&doc.lines, |l| match l.class {
-        Class::Blank | Class::Progress => l.class,
-        _ => class_of(&l.text),
-    });
-    for (line, class) in doc.lines.iter_mut().zip(classes) {
-        line.class = class;
-    }
 }
 
 #[cfg(test)]

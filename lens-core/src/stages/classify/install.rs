@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::doc::{Class, Doc};
+use crate::doc::Class;
 
 static CHATTER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^npm (?:verbose|info|timing|sill|http)\b").expect("compiles"));
@@ -16,25 +16,26 @@ static DONE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("compiles")
 });
 
-/// Reclassifies install chatter and results.
-pub fn run(doc: &mut Doc) {
-    for l in doc.lines.iter_mut() {
-        if l.class == Class::Blank {
-            continue;
-        }
-        let first = l.text.as_bytes()[0];
-        if matches!(first, b'S' | b'a' | b'r' | b'c' | b'u') && DONE.is_match(&l.text) {
-            l.class = Class::Summary;
-        } else if l.class == Class::Plain && l.text.starts_with("npm ") && CHATTER.is_match(&l.text)
-        {
-            l.class = Class::Progress;
-        }
+/// Install chatter is progress and an install's result a summary; any other line
+/// keeps `class`.
+pub fn class(class: Class, text: &str) -> Class {
+    if class == Class::Blank {
+        return class;
+    }
+    let first = text.as_bytes().first().copied().unwrap_or(b' ');
+    if matches!(first, b'S' | b'a' | b'r' | b'c' | b'u') && DONE.is_match(text) {
+        Class::Summary
+    } else if class == Class::Plain && text.starts_with("npm ") && CHATTER.is_match(text) {
+        Class::Progress
+    } else {
+        class
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::doc::Doc;
     use crate::stages::classify;
 
     #[test]

@@ -22,7 +22,7 @@ mod testrun;
 mod tsc;
 
 use crate::digest::Digest;
-use crate::doc::{Doc, Finding, Stream};
+use crate::doc::{Class, Doc, Finding, Stream};
 use crate::par;
 
 pub use generic::{class_of, is_error, is_summary};
@@ -68,9 +68,16 @@ fn run_finders(doc: &Doc, finders: &[Finder]) -> Found {
 
 /// Sets every line's class, collects findings and proposes digests.
 pub fn run(doc: &mut Doc) {
-    generic::run(doc);
-    python::run(doc);
-    install::run(doc);
+    // Each line's class from its own text: the generic shapes, then a Python
+    // traceback's chain lines and an install's chatter and result.
+    let classes = par::map(&doc.lines, |l| match l.class {
+        Class::Blank => l.class,
+        Class::Progress => install::class(l.class, &l.text),
+        _ => install::class(python::class(class_of(&l.text), &l.text), &l.text),
+    });
+    for (line, class) in doc.lines.iter_mut().zip(classes) {
+        line.class = class;
+    }
     // The finders only read the lines, so the two halves can run side by side.
     let d: &Doc = doc;
     let (first, second) = par::join(

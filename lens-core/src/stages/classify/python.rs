@@ -3,19 +3,19 @@
 //! cause…") say which exception is the cause, so they are failures too, and a
 //! frame's `File "…", line N` is kept with its code line as the failure's context.
 
-use crate::doc::{Class, Doc};
+use crate::doc::Class;
 
 const CHAIN: [&str; 2] = [
     "During handling of the above exception, another exception occurred:",
     "The above exception was the direct cause of the following exception:",
 ];
 
-/// Marks chain lines as failures.
-pub fn run(doc: &mut Doc) {
-    for l in doc.lines.iter_mut() {
-        if l.class == Class::Plain && CHAIN.contains(&l.text.trim()) {
-            l.class = Class::Error;
-        }
+/// A chain line is a failure; any other line keeps `class`.
+pub fn class(class: Class, text: &str) -> Class {
+    if class == Class::Plain && CHAIN.contains(&text.trim()) {
+        Class::Error
+    } else {
+        class
     }
 }
 
@@ -27,6 +27,7 @@ mod tests {
     #[test]
     fn chained_tracebacks_are_failures() {
         let out = "Traceback (most recent call last):\n  File \"a.py\", line 3, in <module>\n    f()\nKeyError: 'x'\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File \"a.py\", line 5, in <module>\n    g()\nValueError: bad\n";
+        use crate::doc::Doc;
         let argv = vec![];
         let mut doc = Doc::new(&argv, "", out, 1);
         classify::run(&mut doc);
