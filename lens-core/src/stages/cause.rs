@@ -88,6 +88,8 @@ pub fn run(doc: &mut Doc) {
     // it shows first, and every cause its findings belong to.
     let mut regions: Vec<(usize, usize, Vec<usize>, Vec<usize>)> = Vec::new();
     let mut placed = vec![false; groups.len()];
+    // The region each group was last listed in, plus one (0: none yet).
+    let mut listed_in = vec![0usize; groups.len()];
     for (fi, f) in doc.findings.iter().enumerate() {
         let joins = regions.last().is_some_and(|(_, end, _, _)| {
             *end <= f.start
@@ -99,6 +101,7 @@ pub fn run(doc: &mut Doc) {
         if !joins {
             regions.push((f.start, f.end, Vec::new(), Vec::new()));
         }
+        let n = regions.len();
         let r = regions.last_mut().expect("a region");
         r.1 = f.end;
         let g = group_of[fi];
@@ -106,7 +109,8 @@ pub fn run(doc: &mut Doc) {
             placed[g] = true;
             r.2.push(g);
         }
-        if !r.3.contains(&g) {
+        if listed_in[g] != n {
+            listed_in[g] = n;
             r.3.push(g);
         }
     }
@@ -115,12 +119,8 @@ pub fn run(doc: &mut Doc) {
     for (start, end, gs, all) in regions {
         let needs: Vec<usize> = all.iter().map(|&g| groups[g].0.example[0]).collect();
         let body: Vec<FindingGroup> = gs.iter().map(|&g| groups[g].0.clone()).collect();
-        let failure = gs.iter().any(|&g| {
-            let first = groups[g].0.example[0];
-            doc.findings
-                .iter()
-                .any(|f| f.head == first && f.severity == Severity::Error)
-        });
+        // A group's severity is its first report's (severity is part of its key).
+        let failure = gs.iter().any(|&g| groups[g].0.error);
         digests.push(Digest {
             stream: stream_of(start),
             start,
