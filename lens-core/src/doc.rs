@@ -258,36 +258,146 @@ fn estimate_lines(s: &str) -> usize {
     s.len() / 40 + 1
 }
 
+/// What a byte tells the line splitter: it ends a line, it starts an escape or a
+/// carriage return (the line needs `ansi::visible`), it is a `:`, it is ASCII ink
+/// (not whitespace), or it is part of a non-ASCII character (which may be
+/// whitespace: such lines are checked in full).
+const NEWLINE: u8 = 1;
+const REDRAW: u8 = 2;
+const COLON: u8 = 4;
+const INK: u8 = 8;
+const WIDE: u8 = 16;
+
+static BYTE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = match i as u8 {
+            b'\n' => NEWLINE,
+            0x1b | b'\r' => REDRAW,
+            b':' => COLON | INK,
+            b'\t' | 0x0b | 0x0c | b' ' => 0,
+            0x80..=0xff => WIDE,
+            _ => INK,
+        };
+        i += 1;
+    }
+    t
+};
+
+/// Splits `text` into lines in one pass over its bytes, noting per line what
+/// `Line` needs (a colon, whether it is blank, whether escapes or redraws must be
+/// rendered first). Four searches per line cost more than the pass on large outputs.
 fn push_lines<'a>(lines: &mut Vec<Line<'a>>, stream: Stream, text: &'a str) {
     if text.is_empty() {
         return;
     }
     let body = text.strip_suffix('\n').unwrap_or(text);
-    for (i, raw) in body.split('\n').enumerate() {
-        let shown = ansi::visible(raw);
-        let colon = shown.contains(':');
-        let class = if shown.trim().is_empty() {
-            Class::Blank
+    let bytes = body.as_bytes();
+    let mut start = 0;
+    let mut seen = 0u8;
+    let mut no = 1u32;
+    for i in 0..=bytes.len() {
+        let kind = bytes.get(i).map_or(NEWLINE, |&b| BYTE[usize::from(b)]);
+        if kind & NEWLINE == 0 {
+            seen |= kind;
+            continue;
+        }
+        // Cut at a '\n' byte, which never falls inside a UTF-8 character.
+        let raw = &body[start..i];
+        let (text, colon, blank) = if seen & REDRAW != 0 {
+            let shown = ansi::visible(raw);
+            let colon = shown.contains(':');
+            let blank = shown.trim().is_empty();
+            (shown, colon, blank)
         } else {
-            Class::Plain
+            let blank = seen & INK == 0 && (seen & WIDE == 0 || raw.trim().is_empty());
+            (Cow::Borrowed(raw), seen & COLON != 0, blank)
         };
         lines.push(Line {
             stream,
-            no: i as u32 + 1,
+            no,
             raw,
-            text: shown,
+            text,
             block: 0,
-            class,
+            class: if blank { Class::Blank } else { Class::Plain },
             fate: Fate::Keep,
             score: 0,
             colon,
         });
+        no += 1;
+        start = i + 1;
+        seen = 0;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The splitter as first written: split, then search each line.
+    fn reference(text: &str) -> Vec<(String, String, bool, bool)> {
+        if text.is_empty() {
+            return Vec::new();
+        }
+        let body = text.strip_suffix('\n').unwrap_or(text);
+        body.split('\n')
+            .map(|raw| {
+                let shown = ansi::visible(raw);
+                let (colon, blank) = (shown.contains(':'), shown.trim().is_empty());
+                (raw.to_string(), shown.into_owned(), colon, blank)
+            })
+            .collect()
+    }
+
+    fn split(text: &str) -> Vec<(String, String, bool, bool)> {
+        let mut lines = Vec::new();
+        push_lines(&mut lines, Stream::Stdout, text);
+        for (i, l) in lines.iter().enumerate() {
+            assert_eq!(l.no as usize, i + 1);
+        }
+        lines
+            .iter()
+            .map(|l| {
+                let blank = l.class == Class::Blank;
+                (l.raw.to_string(), l.text.to_string(), l.colon, blank)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_pass_split_matches_the_searches() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a:b\n\n c \n",
+            "crlf: x\r\nnext\r\n",
+            "\u{1b}[31merror\u{1b}[0m: x\n",
+            "\u{1b}[1m\u{1b}[0m\n",
+            "50%\r75%\r100% done\n",
+            "\u{a0}\u{3000}\n\u{b}\u{c}\t \n",
+            "é: ü\n\u{a0}x\n",
+            "no newline at end: ok",
+        ] {
+            assert_eq!(split(text), reference(text), "{text:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn one_pass_split_matches_on_any_text(chars in proptest::collection::vec(
+            prop::sample::select(vec![
+                'a', ':', ' ', '\t', '\r', '\n', '\u{1b}', '[', '0', 'm', ']', '\u{7}',
+                '\u{a0}', '\u{b}', 'é', '\u{3000}',
+            ]),
+            0..80,
+        )) {
+            let text: String = chars.into_iter().collect();
+            prop_assert_eq!(split(&text), reference(&text));
+        }
+    }
 
     #[test]
     fn numbers_lines_per_stream_from_one() {
