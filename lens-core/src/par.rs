@@ -13,7 +13,7 @@ use std::sync::Mutex;
 pub const MIN_PER_THREAD: usize = 16 * 1024;
 
 /// Most threads one map uses, however many cores there are.
-const MAX_THREADS: usize = 8;
+pub const MAX_THREADS: usize = 8;
 
 /// 0: one thread per core (up to [`MAX_THREADS`]); otherwise this many.
 static THREADS: AtomicUsize = AtomicUsize::new(0);

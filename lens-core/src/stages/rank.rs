@@ -90,10 +90,11 @@ fn shape_of(text: &str) -> u64 {
 fn score(doc: &mut Doc) {
     let mut counts: HashMap<u64, u32, PrehashedState> =
         HashMap::with_capacity_and_hasher(doc.lines.len() / 4 + 1, PrehashedState::default());
-    // (shape, names trouble), the per-line half of the work, on every core.
+    // (shape, names trouble), the per-line half of the work, on every core. Shapes
+    // are counted over every line; only lines still to be ranked need the words.
     let facts: Vec<(u64, bool)> = par::map(&doc.lines, |l| {
-        let trouble = l.class == Class::Plain && mentions_trouble(&l.text);
-        (shape_of(&l.text), trouble)
+        let ranked = l.fate == Fate::Keep && l.class == Class::Plain;
+        (shape_of(&l.text), ranked && mentions_trouble(&l.text))
     });
     let shapes: Vec<u64> = facts.iter().map(|f| f.0).collect();
     for s in &shapes {
