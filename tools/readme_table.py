@@ -41,7 +41,12 @@ def performance(path: Path) -> str:
         f" ({cb['median_ms']['lens']} ms against {cb['median_ms']['cargo']} ms).",
         "- Peak RSS: " + ", ".join(f"{k} {v / 1024:.1f} MiB" for k, v in o["peak_rss_kib"].items()) + ".",
         f"- The level-2 pipeline filters {tp['level2_pipeline_mb_per_s']} MB/s on a"
-        f" {int(tp['input'].split()[0]) >> 20} MB log (best of {tp['best_of']}).",
+        f" {int(tp['input'].split()[0]) >> 20} MB log (best of {tp['best_of']})"
+        + (
+            f" with its per-line work on {tp['threads']} threads, {tp['one_thread_mb_per_s']} MB/s on one."
+            if "threads" in tp
+            else "."
+        ),
     ]
     return "\n".join(lines) + "\n"
 
