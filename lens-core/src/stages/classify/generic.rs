@@ -60,83 +60,136 @@ static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
 
 /// True when a line reads as a failure.
 pub fn is_error(text: &str) -> bool {
-    might_be_error(text) && (ERROR.is_match(text) || ERROR_ANYWHERE.is_match(text))
+    error_given(text, words(text))
+}
+
+fn error_given(text: &str, lists: u8) -> bool {
+    might_be_error(text, lists) && (ERROR.is_match(text) || ERROR_ANYWHERE.is_match(text))
 }
 
 /// True when a line sums up the run.
 pub fn is_summary(text: &str) -> bool {
-    might_be_summary(text) && SUMMARY.is_match(text)
+    summary_given(text, words(text))
 }
 
-/// One pass over a line for any of `needles` (a literal alternation, which the regex
-/// crate runs as a multi-substring search and compiles in microseconds).
-fn literals(needles: &[&str]) -> Regex {
-    let alternation: Vec<String> = needles.iter().map(|n| regex::escape(n)).collect();
-    Regex::new(&alternation.join("|")).expect("literals compile")
+fn summary_given(text: &str, lists: u8) -> bool {
+    might_be_summary(text, lists) && SUMMARY.is_match(text)
 }
 
-// Every alternative of ERROR and ERROR_ANYWHERE holds one of these words (or starts
-// with E), so a line without any cannot match; most lines have none, and the full
-// patterns are then never compiled or run. Likewise for SUMMARY and WARNING.
-const ERROR_LIST: &[&str] = &[
-    "rror",
-    "RROR",
-    "atal",
-    "ATAL",
-    "Traceback",
-    "xception",
-    "nterrupt",
-    "Exit",
-    "FAIL",
-    "panicked",
-    "npm ",
-    "make",
-    "Segmentation",
-    "Aborted",
-    "Killed",
-    "✗",
-    "✖",
-    "×",
-    "✘",
+// Every alternative of ERROR and ERROR_ANYWHERE holds one of the error words (or
+// starts with E), so a line without any cannot match; likewise for SUMMARY and
+// WARNING. Most lines hold none, and the full patterns are then never compiled or
+// run. The words are found by `words`, a scanner with nothing to build: a literal
+// regex over them cost a fresh process more to compile (about 1.5M instructions)
+// than the rest of filtering a short output.
+const IN_ERROR: u8 = 1;
+const IN_SUMMARY: u8 = 2;
+const IN_WARNING: u8 = 4;
+
+/// A word, the lists it belongs to, and its anchor: the offset of a byte pair in it
+/// that ordinary text rarely holds, which is what the scan looks for.
+struct Word {
+    text: &'static str,
+    anchor: usize,
+    lists: u8,
+}
+
+const fn w(text: &'static str, anchor: usize, lists: u8) -> Word {
+    Word {
+        text,
+        anchor,
+        lists,
+    }
+}
+
+const WORDS: &[Word] = &[
+    w("rror", 0, IN_ERROR),
+    w("RROR", 0, IN_ERROR),
+    w("atal", 1, IN_ERROR),
+    w("ATAL", 1, IN_ERROR),
+    w("Traceback", 0, IN_ERROR),
+    w("xception", 0, IN_ERROR),
+    w("nterrupt", 3, IN_ERROR),
+    w("Exit", 0, IN_ERROR),
+    w("FAIL", 0, IN_ERROR | IN_SUMMARY),
+    w("panicked", 5, IN_ERROR),
+    w("npm ", 0, IN_ERROR),
+    w("make", 1, IN_ERROR),
+    w("Segmentation", 0, IN_ERROR),
+    w("Aborted", 0, IN_ERROR),
+    w("Killed", 0, IN_ERROR),
+    w("✗", 1, IN_ERROR),
+    w("✖", 1, IN_ERROR),
+    w("×", 0, IN_ERROR),
+    w("✘", 1, IN_ERROR),
+    w("test result", 9, IN_SUMMARY),
+    w("Finished", 0, IN_SUMMARY),
+    w("Running", 0, IN_SUMMARY),
+    w("Test", 0, IN_SUMMARY),
+    w("Snapshots", 0, IN_SUMMARY),
+    w("PASS", 0, IN_SUMMARY),
+    w("Found", 0, IN_SUMMARY),
+    w("problem", 3, IN_SUMMARY),
+    w("compile", 2, IN_SUMMARY),
+    w("Ran ", 0, IN_SUMMARY),
+    w("OK", 0, IN_SUMMARY),
+    w("passed", 2, IN_SUMMARY),
+    w("failed", 2, IN_SUMMARY),
+    w("arn", 1, IN_WARNING),
+    w("ARN", 1, IN_WARNING),
 ];
-const SUMMARY_LIST: &[&str] = &[
-    "test result",
-    "Finished",
-    "Running",
-    "Test",
-    "Snapshots",
-    "FAIL",
-    "PASS",
-    "Found",
-    "problem",
-    "compile",
-    "Ran ",
-    "OK",
-    "passed",
-    "failed",
-];
-const WARNING_LIST: &[&str] = &["arn", "ARN"];
 
-static ERROR_WORDS: LazyLock<Regex> = LazyLock::new(|| literals(ERROR_LIST));
-static SUMMARY_WORDS: LazyLock<Regex> = LazyLock::new(|| literals(SUMMARY_LIST));
-static WARNING_WORDS: LazyLock<Regex> = LazyLock::new(|| literals(WARNING_LIST));
-/// All three lists in one scan.
-static ANY_WORDS: LazyLock<Regex> =
-    LazyLock::new(|| literals(&[ERROR_LIST, SUMMARY_LIST, WARNING_LIST].concat()));
-
-fn might_be_error(text: &str) -> bool {
-    text.starts_with('E') || ERROR_WORDS.is_match(text)
+const fn pair(a: u8, b: u8) -> usize {
+    a as usize | (b as usize) << 8
 }
 
-fn might_be_summary(text: &str) -> bool {
+/// One bit per byte pair: set when some word's anchor is that pair.
+static ANCHORS: [u64; 1024] = {
+    let mut t = [0u64; 1024];
+    let mut i = 0;
+    while i < WORDS.len() {
+        let b = WORDS[i].text.as_bytes();
+        let k = pair(b[WORDS[i].anchor], b[WORDS[i].anchor + 1]);
+        t[k >> 6] |= 1 << (k & 63);
+        i += 1;
+    }
+    t
+};
+
+/// The lists (`IN_*` bits) that any word in `text` belongs to.
+fn words(text: &str) -> u8 {
+    let b = text.as_bytes();
+    let mut lists = 0;
+    for i in 0..b.len().saturating_sub(1) {
+        let k = pair(b[i], b[i + 1]);
+        if ANCHORS[k >> 6] & (1 << (k & 63)) == 0 {
+            continue;
+        }
+        for word in WORDS {
+            let t = word.text.as_bytes();
+            let found = pair(t[word.anchor], t[word.anchor + 1]) == k
+                && i >= word.anchor
+                && b[i - word.anchor..].starts_with(t);
+            if found {
+                lists |= word.lists;
+            }
+        }
+        if lists == IN_ERROR | IN_SUMMARY | IN_WARNING {
+            break;
+        }
+    }
+    lists
+}
+
+fn might_be_error(text: &str, lists: u8) -> bool {
+    text.starts_with('E') || lists & IN_ERROR != 0
+}
+
+fn might_be_summary(text: &str, lists: u8) -> bool {
     text.starts_with('=')
         || text.starts_with("ok")
         || text.starts_with('#')
-        || SUMMARY_WORDS.is_match(text)
-}
-
-fn might_be_warning(text: &str) -> bool {
-    WARNING_WORDS.is_match(text)
+        || lists & IN_SUMMARY != 0
 }
 
 /// The class of one line, from its text alone.
@@ -145,9 +198,9 @@ pub fn class_of(text: &str) -> Class {
         return Class::Blank;
     }
     // Most lines hold none of the words any of the three classes needs: one scan
-    // for all of them decides that, instead of three.
-    let maybe =
-        text.starts_with(['E', '=', '#']) || text.starts_with("ok") || ANY_WORDS.is_match(text);
+    // for all of them decides that, and says which of the three patterns can match.
+    let lists = words(text);
+    let maybe = lists != 0 || text.starts_with(['E', '=', '#']) || text.starts_with("ok");
     if !maybe {
         return if is_source_quote(text) {
             Class::Source
@@ -156,11 +209,11 @@ pub fn class_of(text: &str) -> Class {
         };
     }
     // Summaries first: `test result: FAILED.` is a summary that happens to fail.
-    if is_summary(text) {
+    if summary_given(text, lists) {
         Class::Summary
-    } else if is_error(text) {
+    } else if error_given(text, lists) {
         Class::Error
-    } else if might_be_warning(text) && WARNING.is_match(text) {
+    } else if lists & IN_WARNING != 0 && WARNING.is_match(text) {
         Class::Warning
     } else if is_source_quote(text) {
         Class::Source
@@ -187,6 +240,57 @@ fn is_source_quote(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_word_scan_finds_what_a_search_finds() {
+        let naive = |text: &str| {
+            WORDS
+                .iter()
+                .filter(|w| text.contains(w.text))
+                .fold(0, |l, w| l | w.lists)
+        };
+        for text in [
+            "",
+            "r",
+            "error",
+            "rror at the start",
+            "an ERROR and a warning",
+            "✗ broken ×",
+            "make[1]: *** Error 2",
+            "test result: ok. 3 passed",
+            "Running unittests (target/debug/deps/x)",
+            "npm WARN deprecated",
+            "fatal: x",
+            "nothing here at all",
+            "panicked at src/main.rs",
+            "nterrupt",
+        ] {
+            assert_eq!(words(text), naive(text), "{text:?}");
+        }
+        // Every word is found alone, at the start, in the middle and at the end.
+        for w in WORDS {
+            for text in [
+                w.text.to_string(),
+                format!("a {}", w.text),
+                format!("{} z", w.text),
+                format!("é{}é", w.text),
+            ] {
+                assert_eq!(words(&text) & w.lists, w.lists, "{text:?}");
+                assert_eq!(words(&text), naive(&text), "{text:?}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_word_scan_agrees_on_any_text(text in "[a-zA-Z ✗×:]{0,40}|(rror|arn|FAIL|Test|ok|make|[a-z ]){0,12}") {
+            let naive = WORDS
+                .iter()
+                .filter(|w| text.contains(w.text))
+                .fold(0, |l, w| l | w.lists);
+            proptest::prop_assert_eq!(words(&text), naive);
+        }
+    }
 
     #[test]
     fn errors_from_several_tools() {
