@@ -7,7 +7,7 @@
 //! thread, where starting a thread would cost more than the work.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// Fewest lines worth a thread of their own.
 pub const MIN_PER_THREAD: usize = 16 * 1024;
@@ -24,9 +24,12 @@ pub fn set_threads(n: usize) {
     THREADS.store(n, Ordering::Relaxed);
 }
 
+/// How many threads a map may use. The core count is read once: finding it reads
+/// the affinity mask and cgroup files, which costs more than a small output's view.
 fn threads() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
     match THREADS.load(Ordering::Relaxed) {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        0 => *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         n => n,
     }
     .min(MAX_THREADS)
@@ -36,7 +39,11 @@ fn threads() -> usize {
 /// thread that cannot be started leaves its share to the calling thread; a panic
 /// in a worker is raised again here.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let n = threads().min(items.len() / MIN_PER_THREAD).max(1);
+    // Small inputs (nearly all) decide without asking how many cores there are.
+    let n = match items.len() / MIN_PER_THREAD {
+        0 | 1 => 1,
+        most => threads().min(most),
+    };
     if n == 1 {
         return items.iter().map(f).collect();
     }
@@ -74,7 +81,7 @@ pub fn join<A: Send, B: Send>(
     a: impl FnOnce() -> A,
     b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
-    if threads() < 2 || lines < 2 * MIN_PER_THREAD {
+    if lines < 2 * MIN_PER_THREAD || threads() < 2 {
         return (a(), b());
     }
     let b = Mutex::new(Some(b));
