@@ -5,7 +5,7 @@ BENCH_ARGS ?=
 .PHONY: bench bench-save bench-criterion
 
 $(LENS_BENCH): FORCE
-	$(CARGO) build --release --locked -p bench --bin lens-bench
+	$(CARGO) build --release --locked -p bench --bin lens-bench --bin spawn-floor
 
 # Gates on growth (16x the input within 20x the time), reports latency against
 # results/micro-baseline.json, and writes results/overhead.json.

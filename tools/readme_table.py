@@ -34,6 +34,12 @@ def performance(path: Path) -> str:
         f"- `lens git status` takes {gs['lens_over_git']}x the time of `git status`"
         f" ({ms['lens']} ms against {ms['git']} ms, {gs['repo']}).",
     ]
+    if gs.get("lens_over_floor") is not None:
+        lines.append(
+            f"- A wrapper that only spawns, pipes and copies (`spawn-floor`) takes {ms['floor']} ms,"
+            f" {gs['floor_over_git']}x `git status`: the cost of any wrapper on this machine."
+            f" Lens takes {gs['lens_over_floor']}x the floor's time."
+        )
     if gs.get("lens_over_rtk") is not None:
         lines.append(f"- `rtk git status` takes {ms['rtk']} ms: Lens runs in {gs['lens_over_rtk']}x rtk's time.")
     lines += [

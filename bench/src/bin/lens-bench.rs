@@ -341,6 +341,20 @@ fn overhead(args: &[String]) -> Result<()> {
             argv: vec![lens.display().to_string(), "git".into(), "status".into()],
         },
     ];
+    // The floor: a wrapper that only spawns, pipes and copies (bench's spawn-floor,
+    // built next to this binary). What a wrapper costs at all on this machine.
+    let floor = std::env::current_exe()?.with_file_name("spawn-floor");
+    if floor.is_file() {
+        git_arms.push(Arm {
+            name: "floor",
+            argv: vec![floor.display().to_string(), "git".into(), "status".into()],
+        });
+    } else {
+        eprintln!(
+            "no {}: the floor arm is skipped (make bench builds it)",
+            floor.display()
+        );
+    }
     if let Some(r) = &rtk {
         // A first run under this HOME takes rtk's once-a-day notice out of the timing.
         let _ = run_once(
@@ -434,13 +448,15 @@ fn overhead(args: &[String]) -> Result<()> {
         "date": env::utc_now(),
         "machine": env::machine(),
         "tools": tools,
-        "method": format!("{runs} runs per arm, arms alternated (A B C A B C ...), one warm-up run each; medians of wall time around spawn-to-exit with stdout and stderr piped; peak RSS is the median of 5 runs of /usr/bin/time -f %M"),
+        "method": format!("{runs} runs per arm, arms alternated (A B C A B C ...), one warm-up run each; medians of wall time around spawn-to-exit with stdout and stderr piped; the floor arm is spawn-floor, a wrapper that only spawns, pipes and copies; peak RSS is the median of 5 runs of /usr/bin/time -f %M"),
         "git_status": {
             "repo": "300 files in 20 directories, 2 modified, 1 staged",
             "median_ms": git_ms,
             "lens_over_git": ratio(&git_ms, "lens", "git"),
             "rtk_over_git": ratio(&git_ms, "rtk", "git"),
             "lens_over_rtk": ratio(&git_ms, "lens", "rtk"),
+            "floor_over_git": ratio(&git_ms, "floor", "git"),
+            "lens_over_floor": ratio(&git_ms, "lens", "floor"),
         },
         "cargo_build_noop": {
             "median_ms": cargo_ms,
