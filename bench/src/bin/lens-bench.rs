@@ -62,6 +62,10 @@ fn gate(args: &[String]) -> Result<()> {
     let baseline: Option<Baseline> = std::fs::read(&baseline_path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok());
+    // One thread: growth is about how the work grows, and a stage that splits
+    // across cores only past a size would hide a superlinear cost at 16x. Latency
+    // is then comparable between machines' runs whatever their core count.
+    lens_core::par::set_threads(1);
     let mut failures = Vec::new();
     let mut slower = Vec::new();
     let mut micros = BTreeMap::new();
