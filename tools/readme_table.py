@@ -23,6 +23,13 @@ def splice(text: str, name: str, body: str) -> str:
     return pattern.sub(lambda m: m.group(1) + body.rstrip("\n") + "\n" + m.group(2), text)
 
 
+def rss_label(key: str) -> str:
+    """`git git status` -> `git status`, `floor git status` -> `spawn-floor git status`."""
+    arm, _, command = key.partition(" ")
+    name = {"git": "", "floor": "spawn-floor "}.get(arm, arm + " ")
+    return f"`{name}{command}`"
+
+
 def performance(path: Path) -> str:
     o = json.loads(path.read_text())
     gs, cb, tp = o["git_status"], o["cargo_build_noop"], o["throughput"]
@@ -45,7 +52,7 @@ def performance(path: Path) -> str:
     lines += [
         f"- A no-op `lens cargo build` takes {cb['lens_over_cargo']}x the time of `cargo build`"
         f" ({cb['median_ms']['lens']} ms against {cb['median_ms']['cargo']} ms).",
-        "- Peak RSS: " + ", ".join(f"{k} {v / 1024:.1f} MiB" for k, v in o["peak_rss_kib"].items()) + ".",
+        "- Peak RSS: " + ", ".join(f"{rss_label(k)} {v / 1024:.1f} MiB" for k, v in o["peak_rss_kib"].items()) + ".",
         f"- The level-2 pipeline filters {tp['level2_pipeline_mb_per_s']} MB/s on a"
         f" {int(tp['input'].split()[0]) >> 20} MB log (best of {tp['best_of']})"
         + (
