@@ -17,8 +17,13 @@ const MARKER_COST: usize = 72;
 
 /// Scores every line, then fits the kept ones under `budget` bytes.
 pub fn run(doc: &mut Doc, budget: usize) {
-    cap_forced(doc, budget.saturating_mul(4));
-    fit(doc, budget);
+    let (shown, forced) = cap_forced(doc, budget.saturating_mul(4));
+    if shown <= budget {
+        return;
+    }
+    // Scores only order what does not fit: most outputs never need them.
+    score(doc);
+    fit(doc, budget.saturating_sub(forced));
 }
 
 /// A hash of the line's shape: runs of letters and digits that contain a digit are
@@ -165,50 +170,48 @@ fn mentions_trouble(text: &str) -> bool {
 }
 
 /// Forced lines can outgrow any budget (a cascade of errors); past `ceiling` bytes,
-/// the later ones go back to being ranked like any other line.
-fn cap_forced(doc: &mut Doc, ceiling: usize) {
-    let mut spent = 0usize;
+/// the later ones go back to being ranked like any other line. Returns the bytes
+/// shown and the bytes still forced, from the same pass.
+fn cap_forced(doc: &mut Doc, ceiling: usize) -> (usize, usize) {
+    let (mut shown, mut forced, mut spent) = (0, 0, 0usize);
     for l in doc.lines.iter_mut() {
-        if l.fate != Fate::Force {
-            continue;
+        let cost = l.text.len() + 1;
+        if l.fate == Fate::Force {
+            spent += cost;
+            if spent > ceiling {
+                l.fate = Fate::Keep;
+            } else {
+                forced += cost;
+            }
         }
-        spent += l.text.len() + 1;
-        if spent > ceiling {
-            l.fate = Fate::Keep;
+        if l.shown() {
+            shown += cost;
         }
     }
+    (shown, forced)
 }
 
-fn fit(doc: &mut Doc, budget: usize) {
-    let shown: usize = doc
+/// Keeps the best-scored lines that fit in `room` bytes and drops the other
+/// unforced ones.
+fn fit(doc: &mut Doc, mut room: usize) {
+    // Highest score first, then earliest line: one integer per line, so the sort
+    // compares keys rather than reaching into the lines. Blank lines are never
+    // chosen on their own.
+    let mut order: Vec<u64> = doc
         .lines
         .iter()
-        .filter(|l| l.shown())
-        .map(|l| l.text.len() + 1)
-        .sum();
-    if shown <= budget {
-        return;
-    }
-    // Scores only order what does not fit: most outputs never need them.
-    score(doc);
-    let forced: usize = doc
-        .lines
-        .iter()
-        .filter(|l| l.fate == Fate::Force)
-        .map(|l| l.text.len() + 1)
-        .sum();
-    let mut room = budget.saturating_sub(forced);
-    let mut order: Vec<usize> = (0..doc.lines.len())
-        .filter(|&i| doc.lines[i].fate == Fate::Keep)
+        .enumerate()
+        .filter(|(_, l)| l.fate == Fate::Keep && l.class != Class::Blank)
+        .map(|(i, l)| {
+            let descending = !((l.score as u32) ^ 0x8000_0000);
+            (u64::from(descending) << 32) | i as u64
+        })
         .collect();
-    order.sort_by_key(|&i| (std::cmp::Reverse(doc.lines[i].score), i));
+    order.sort_unstable();
     let mut chosen = vec![false; doc.lines.len()];
-    for i in order {
-        let l = &doc.lines[i];
-        if l.class == Class::Blank {
-            continue;
-        }
-        let cost = l.text.len() + 1 + MARKER_COST;
+    for key in order {
+        let i = (key & 0xffff_ffff) as usize;
+        let cost = doc.lines[i].text.len() + 1 + MARKER_COST;
         if cost <= room {
             room -= cost;
             chosen[i] = true;
@@ -299,6 +302,37 @@ mod tests {
         assert!(kept.contains(&"done: 2000 records"));
         let bytes: usize = kept.iter().map(|l| l.len() + 1).sum();
         assert!(bytes <= 1024, "{bytes}");
+    }
+
+    #[test]
+    fn fit_takes_the_highest_scores_first_then_the_earliest() {
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, "a\nb\nc\nd\ne\n", "", 0);
+        for (l, s) in doc.lines.iter_mut().zip([-150, 7, -3, 7, 1000]) {
+            l.score = s;
+        }
+        // Room for three lines: e (1000), then b and d (7, b first).
+        fit(&mut doc, 3 * (2 + MARKER_COST));
+        let kept: Vec<&str> = doc
+            .lines
+            .iter()
+            .filter(|l| l.shown())
+            .map(|l| l.raw)
+            .collect();
+        assert_eq!(kept, ["b", "d", "e"]);
+        // Room for two more than that: the negative scores come last, -3 before -150.
+        let mut doc = Doc::new(&argv, "a\nb\nc\nd\ne\n", "", 0);
+        for (l, s) in doc.lines.iter_mut().zip([-150, 7, -3, 7, 1000]) {
+            l.score = s;
+        }
+        fit(&mut doc, 4 * (2 + MARKER_COST));
+        let kept: Vec<&str> = doc
+            .lines
+            .iter()
+            .filter(|l| l.shown())
+            .map(|l| l.raw)
+            .collect();
+        assert_eq!(kept, ["b", "c", "d", "e"]);
     }
 
     #[test]
