@@ -289,31 +289,32 @@ fn common_suffix(a: &str, b: &str) -> usize {
 pub fn slots(message: &str) -> (String, Vec<String>) {
     let mut shape = String::with_capacity(message.len());
     let mut values = Vec::new();
-    let chars: Vec<(usize, char)> = message.char_indices().collect();
+    let mut prev: Option<char> = None;
     let mut i = 0;
-    while i < chars.len() {
-        let (pos, c) = chars[i];
+    while let Some(c) = message[i..].chars().next() {
         let close = match c {
             '`' => Some('`'),
-            '\'' if i == 0 || !chars[i - 1].1.is_alphanumeric() => Some('\''),
+            // An apostrophe inside a word (`doesn't`) opens nothing.
+            '\'' if !prev.is_some_and(char::is_alphanumeric) => Some('\''),
             '"' => Some('"'),
             '‘' => Some('’'),
             '“' => Some('”'),
             _ => None,
         };
-        if let Some(close) = close {
-            if let Some(j) = (i + 1..chars.len()).find(|&j| chars[j].1 == close) {
-                let end = chars[j].0 + close.len_utf8();
-                values.push(message[pos..end].to_string());
-                shape.push(c);
-                shape.push('…');
-                shape.push(close);
-                i = j + 1;
-                continue;
-            }
+        let after = i + c.len_utf8();
+        if let Some((close, j)) = close.and_then(|q| Some((q, message[after..].find(q)?))) {
+            let end = after + j + close.len_utf8();
+            values.push(message[i..end].to_string());
+            shape.push(c);
+            shape.push('…');
+            shape.push(close);
+            prev = Some(close);
+            i = end;
+            continue;
         }
         shape.push(c);
-        i += 1;
+        prev = Some(c);
+        i = after;
     }
     (shape, values)
 }
@@ -321,6 +322,46 @@ pub fn slots(message: &str) -> (String, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `slots` as first written, over a vector of characters.
+    fn slots_reference(message: &str) -> (String, Vec<String>) {
+        let mut shape = String::new();
+        let mut values = Vec::new();
+        let chars: Vec<(usize, char)> = message.char_indices().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let (pos, c) = chars[i];
+            let close = match c {
+                '`' => Some('`'),
+                '\'' if i == 0 || !chars[i - 1].1.is_alphanumeric() => Some('\''),
+                '"' => Some('"'),
+                '‘' => Some('’'),
+                '“' => Some('”'),
+                _ => None,
+            };
+            if let Some(close) = close {
+                if let Some(j) = (i + 1..chars.len()).find(|&j| chars[j].1 == close) {
+                    let end = chars[j].0 + close.len_utf8();
+                    values.push(message[pos..end].to_string());
+                    shape.push(c);
+                    shape.push('…');
+                    shape.push(close);
+                    i = j + 1;
+                    continue;
+                }
+            }
+            shape.push(c);
+            i += 1;
+        }
+        (shape, values)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn slots_match_the_first_version(message in "[a `'\"‘’“”é1]{0,24}") {
+            proptest::prop_assert_eq!(slots(&message), slots_reference(&message));
+        }
+    }
 
     #[test]
     fn factors_common_prefix_and_suffix() {
@@ -363,6 +404,7 @@ mod tests {
             )
         );
         assert_eq!(slots("doesn't matter").1, Vec::<String>::new());
+        assert_eq!(slots("open ` never closed").1, Vec::<String>::new());
         assert_eq!(
             slots("‘const struct frame’ has no member named ‘stride’")
                 .1
