@@ -1,4 +1,5 @@
-//! Benchmark inputs: recorded real outputs from the compare cases.
+//! Benchmark inputs: recorded real outputs from the compare cases, and one generated
+//! input for the growth gate.
 
 use std::path::{Path, PathBuf};
 
@@ -17,17 +18,30 @@ pub struct Input {
     pub stderr: Vec<u8>,
     /// Its exit code.
     pub exit: i32,
+    /// For a generated input: how many distinct units it holds and how to make
+    /// any number of them. Scaling then makes more distinct units instead of
+    /// repeating the same ones.
+    pub units: Option<(usize, Generator)>,
 }
+
+/// Makes a generated input of a given number of units.
+pub type Generator = fn(usize) -> Input;
 
 impl Input {
     /// The input repeated `k` times, stream by stream.
     pub fn scaled(&self, k: usize) -> Input {
+        if let Some((n, make)) = self.units {
+            let mut more = make(n * k);
+            more.name = format!("{}×{k}", self.name);
+            return more;
+        }
         Input {
             name: format!("{}×{k}", self.name),
             argv: self.argv.clone(),
             stdout: self.stdout.repeat(k),
             stderr: self.stderr.repeat(k),
             exit: self.exit,
+            units: None,
         }
     }
 
@@ -74,6 +88,7 @@ pub fn case(name: &str) -> Result<Input> {
         stdout: std::fs::read(dir.join(&c.stdout))?,
         stderr: std::fs::read(dir.join(&c.stderr))?,
         exit: c.exit,
+        units: None,
     })
 }
 
@@ -116,5 +131,41 @@ pub fn large_log(target: usize) -> Result<Input> {
         stdout,
         stderr: Vec::new(),
         exit: 1,
+        units: None,
     })
+}
+
+/// `n` rustc warnings, one blank line apart, where each message (naming its own
+/// number) is reported twice: `n / 2` causes of two reports each, in one region.
+/// Repeating a recording never grows the number of distinct causes; this input
+/// does, so the growth gate sees a stage that is quadratic in them (cause once was:
+/// with the 16x input it went past the gate's limit).
+pub fn distinct_warnings(n: usize) -> Input {
+    let mut stderr = String::from("   Compiling app v0.1.0 (/src/app)\n");
+    for i in 0..n {
+        stderr.push_str(&format!(
+            "warning: constant number {cause} is never used\n  --> src/consts.rs:{line}:7\n   |\n{line:>3} | const C{i}: u32 = {i};\n   |       ^^\n\n",
+            cause = i / 2,
+            line = i + 1
+        ));
+    }
+    stderr.push_str(&format!(
+        "warning: `app` (lib) generated {n} warnings\n    Finished `dev` profile [unoptimized + debuginfo] target(s) in 0.52s\n"
+    ));
+    Input {
+        name: "distinct-warnings".into(),
+        argv: vec!["cargo".into(), "build".into()],
+        stdout: Vec::new(),
+        stderr: stderr.into_bytes(),
+        exit: 0,
+        units: Some((n, distinct_warnings)),
+    }
+}
+
+/// What the growth gate measures: the standard inputs, and one generated input
+/// whose distinct causes grow with it.
+pub fn growth() -> Result<Vec<Input>> {
+    let mut all = standard()?;
+    all.push(distinct_warnings(64));
+    Ok(all)
 }

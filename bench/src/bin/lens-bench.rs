@@ -2,7 +2,7 @@
 //! whole-process overhead against git and rtk.
 //!
 //! ```text
-//! lens-bench gate [--save] [--gate-latency] [--baseline FILE]
+//! lens-bench gate [--save] [--gate-latency] [--baseline FILE] [--input NAME]
 //! lens-bench overhead [--runs N] [--lens PATH] [--rtk PATH] [--out FILE]
 //! ```
 
@@ -22,7 +22,7 @@ fn main() {
         Some("gate") => gate(&args[1..]),
         Some("overhead") => overhead(&args[1..]),
         _ => Err(anyhow::anyhow!(
-            "usage: lens-bench gate [--save] [--gate-latency] [--baseline FILE] | lens-bench overhead [--runs N] [--lens PATH] [--rtk PATH] [--out FILE]"
+            "usage: lens-bench gate [--save] [--gate-latency] [--baseline FILE] [--input NAME] | lens-bench overhead [--runs N] [--lens PATH] [--rtk PATH] [--out FILE]"
         )),
     };
     if let Err(e) = result {
@@ -70,10 +70,17 @@ fn gate(args: &[String]) -> Result<()> {
     let mut slower = Vec::new();
     let mut micros = BTreeMap::new();
     println!(
-        "{:<14} {:<9} {:>10} {:>8}  {:>10}",
+        "{:<17} {:<9} {:>10} {:>8}  {:>10}",
         "input", "stage", "1x µs", "16x/1x", "vs base"
     );
-    for input in inputs::standard()? {
+    let only = value(args, "--input");
+    if only.is_some() && flag(args, "--save") {
+        bail!("--save with --input would write a baseline of one input; drop --input");
+    }
+    let chosen = inputs::growth()?
+        .into_iter()
+        .filter(|i| only.as_ref().is_none_or(|o| &i.name == o));
+    for input in chosen {
         // "1×" is the recording repeated to at least 32 KiB: below that, fixed costs
         // and early exits (a view that needs no marker) measure nothing about growth.
         let base = input.scaled((32usize << 10).div_ceil(input.len().max(1)));
@@ -110,7 +117,7 @@ fn gate(args: &[String]) -> Result<()> {
                 }
             }
             println!(
-                "{:<14} {:<9} {:>10.1} {:>7.1}x  {:>10}{}",
+                "{:<17} {:<9} {:>10.1} {:>7.1}x  {:>10}{}",
                 input.name,
                 stage,
                 us,
