@@ -156,6 +156,32 @@ static ANCHORS: [u64; 1024] = {
     t
 };
 
+/// Buckets of words by anchor pair: a hit checks the few words in its pair's
+/// bucket (indices plus one, 0 ends the list) instead of every word. Source code
+/// holds anchor pairs often (`return` holds `rn`), so this is most of the scan's
+/// cost on a diff. A bucket that overflows fails the build.
+const BUCKETS: usize = 64;
+
+const fn bucket(k: usize) -> usize {
+    (k.wrapping_mul(0x9e37) >> 9) & (BUCKETS - 1)
+}
+
+static BY_ANCHOR: [[u8; 4]; BUCKETS] = {
+    let mut t = [[0u8; 4]; BUCKETS];
+    let mut i = 0;
+    while i < WORDS.len() {
+        let b = WORDS[i].text.as_bytes();
+        let slot = bucket(pair(b[WORDS[i].anchor], b[WORDS[i].anchor + 1]));
+        let mut j = 0;
+        while t[slot][j] != 0 {
+            j += 1;
+        }
+        t[slot][j] = i as u8 + 1;
+        i += 1;
+    }
+    t
+};
+
 /// The lists (`IN_*` bits) that any word in `text` belongs to.
 fn words(text: &str) -> u8 {
     let b = text.as_bytes();
@@ -165,7 +191,8 @@ fn words(text: &str) -> u8 {
         if ANCHORS[k >> 6] & (1 << (k & 63)) == 0 {
             continue;
         }
-        for word in WORDS {
+        for &n in BY_ANCHOR[bucket(k)].iter().take_while(|&&n| n != 0) {
+            let word = &WORDS[usize::from(n) - 1];
             let t = word.text.as_bytes();
             let found = pair(t[word.anchor], t[word.anchor + 1]) == k
                 && i >= word.anchor
