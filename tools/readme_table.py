@@ -30,6 +30,16 @@ def rss_label(key: str) -> str:
     return f"`{name}{command}`"
 
 
+def throughput(tp: dict) -> str:
+    mb = int(tp["input"].split()[0]) >> 20
+    return (
+        f"- The level-2 pipeline filters {tp['level2_pipeline_mb_per_s']} MB/s on a {mb} MB log"
+        f" with its per-line work on {tp['threads']} threads (best of {tp['best_of']} runs;"
+        f" median {tp['median_mb_per_s']}), and {tp['one_thread_mb_per_s']} MB/s on one"
+        f" (median {tp['one_thread_median_mb_per_s']})."
+    )
+
+
 def performance(path: Path) -> str:
     o = json.loads(path.read_text())
     gs, cb, tp = o["git_status"], o["cargo_build_noop"], o["throughput"]
@@ -53,13 +63,7 @@ def performance(path: Path) -> str:
         f"- A no-op `lens cargo build` takes {cb['lens_over_cargo']}x the time of `cargo build`"
         f" ({cb['median_ms']['lens']} ms against {cb['median_ms']['cargo']} ms).",
         "- Peak RSS: " + ", ".join(f"{rss_label(k)} {v / 1024:.1f} MiB" for k, v in o["peak_rss_kib"].items()) + ".",
-        f"- The level-2 pipeline filters {tp['level2_pipeline_mb_per_s']} MB/s on a"
-        f" {int(tp['input'].split()[0]) >> 20} MB log (best of {tp['best_of']})"
-        + (
-            f" with its per-line work on {tp['threads']} threads, {tp['one_thread_mb_per_s']} MB/s on one."
-            if "threads" in tp
-            else "."
-        ),
+        throughput(tp),
     ]
     return "\n".join(lines) + "\n"
 
