@@ -125,6 +125,8 @@ pub struct Line<'a> {
     /// The shown text holds a `:`. Nearly every diagnostic format needs one, so
     /// the finders skip the lines without it before any substring test.
     pub colon: bool,
+    /// The child redrew the line in place (a carriage return before its end).
+    pub redrawn: bool,
 }
 
 impl Line<'_> {
@@ -297,15 +299,11 @@ fn push_lines<'a>(lines: &mut Vec<Line<'a>>, stream: Stream, text: &'a str) {
     let mut start = 0;
     let mut seen = 0u8;
     let mut no = 1u32;
-    for i in 0..=bytes.len() {
-        let kind = bytes.get(i).map_or(NEWLINE, |&b| BYTE[usize::from(b)]);
-        if kind & NEWLINE == 0 {
-            seen |= kind;
-            continue;
-        }
+    let mut push = |start: usize, end: usize, seen: u8, no: u32| {
         // Cut at a '\n' byte, which never falls inside a UTF-8 character.
-        let raw = &body[start..i];
-        let (text, colon, blank) = if seen & REDRAW != 0 {
+        let raw = &body[start..end];
+        let redraw = seen & REDRAW != 0;
+        let (text, colon, blank) = if redraw {
             let shown = ansi::visible(raw);
             let colon = shown.contains(':');
             let blank = shown.trim().is_empty();
@@ -324,11 +322,21 @@ fn push_lines<'a>(lines: &mut Vec<Line<'a>>, stream: Stream, text: &'a str) {
             fate: Fate::Keep,
             score: 0,
             colon,
+            redrawn: redraw && ansi::redrawn(raw),
         });
+    };
+    for (i, &b) in bytes.iter().enumerate() {
+        let kind = BYTE[usize::from(b)];
+        if kind & NEWLINE == 0 {
+            seen |= kind;
+            continue;
+        }
+        push(start, i, seen, no);
         no += 1;
         start = i + 1;
         seen = 0;
     }
+    push(start, bytes.len(), seen, no);
 }
 
 #[cfg(test)]
@@ -337,7 +345,7 @@ mod tests {
     use proptest::prelude::*;
 
     /// The splitter as first written: split, then search each line.
-    fn reference(text: &str) -> Vec<(String, String, bool, bool)> {
+    fn reference(text: &str) -> Vec<(String, String, bool, (bool, bool))> {
         if text.is_empty() {
             return Vec::new();
         }
@@ -346,12 +354,13 @@ mod tests {
             .map(|raw| {
                 let shown = ansi::visible(raw);
                 let (colon, blank) = (shown.contains(':'), shown.trim().is_empty());
-                (raw.to_string(), shown.into_owned(), colon, blank)
+                let blank_or_redrawn = (blank, ansi::redrawn(raw));
+                (raw.to_string(), shown.into_owned(), colon, blank_or_redrawn)
             })
             .collect()
     }
 
-    fn split(text: &str) -> Vec<(String, String, bool, bool)> {
+    fn split(text: &str) -> Vec<(String, String, bool, (bool, bool))> {
         let mut lines = Vec::new();
         push_lines(&mut lines, Stream::Stdout, text);
         for (i, l) in lines.iter().enumerate() {
@@ -361,7 +370,12 @@ mod tests {
             .iter()
             .map(|l| {
                 let blank = l.class == Class::Blank;
-                (l.raw.to_string(), l.text.to_string(), l.colon, blank)
+                (
+                    l.raw.to_string(),
+                    l.text.to_string(),
+                    l.colon,
+                    (blank, l.redrawn),
+                )
             })
             .collect()
     }

@@ -11,7 +11,6 @@ use regex::Regex;
 
 use crate::doc::{Class, Doc, Reason, Stream};
 use crate::par;
-use crate::stages::ansi;
 
 static PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
@@ -134,7 +133,7 @@ fn might_be_progress(text: &str) -> bool {
 /// Marks progress lines and drops the runs of them.
 pub fn run(doc: &mut Doc) {
     let progress = par::map(&doc.lines, |l| {
-        l.class != Class::Blank && (ansi::redrawn(l.raw) || is_progress(&l.text))
+        l.class != Class::Blank && (l.redrawn || is_progress(&l.text))
     });
     for (line, progress) in doc.lines.iter_mut().zip(progress) {
         if progress {
