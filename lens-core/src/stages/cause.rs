@@ -55,7 +55,8 @@ pub fn run(doc: &mut Doc) {
         let lines = &doc.lines;
         let is_hint = |i: usize| {
             let t = lines[i].text.trim_start();
-            t.contains(": note: ") || t.starts_with("help:") || t.starts_with("= help:")
+            lines[i].colon
+                && (t.starts_with("help:") || t.starts_with("= help:") || t.contains(": note: "))
         };
         if !groups[g].0.example.iter().any(|&i| is_hint(i)) {
             if let Some(i) = (f.head + 1..f.end).find(|&i| is_hint(i)) {

@@ -27,7 +27,11 @@ pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
     for i in range {
         let text = &doc.lines[i].text;
         let colon = doc.lines[i].colon;
-        if let Some(c) = if colon && text.contains(", col ") {
+        let compact = colon
+            && text
+                .split_once(' ')
+                .is_some_and(|(path, rest)| path.ends_with(':') && rest.starts_with("line "));
+        if let Some(c) = if compact {
             COMPACT.captures(text)
         } else {
             None
@@ -51,11 +55,11 @@ pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
             ".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte",
             ".astro",
         ];
-        if let Some(c) = if source.iter().any(|e| text.ends_with(e)) {
-            FILE.captures(text)
-        } else {
-            None
-        } {
+        // A file header holds no `:` and ends in one of these extensions.
+        let header = !colon
+            && matches!(text.as_bytes().last(), Some(b's' | b'x' | b'e' | b'o'))
+            && source.iter().any(|e| text.ends_with(e));
+        if let Some(c) = if header { FILE.captures(text) } else { None } {
             file = Some((i, c[1].to_string()));
             continue;
         }

@@ -44,8 +44,15 @@ pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
         let t = &doc.lines[i].text;
+        // The location holds no space, so the head's first space follows its `:`
+        // and comes right before the severity: one search instead of three.
         let maybe = doc.lines[i].colon
-            && (t.contains(": error") || t.contains(": warning") || t.contains(": fatal error"));
+            && t.split_once(' ').is_some_and(|(loc, rest)| {
+                loc.ends_with(':')
+                    && (rest.starts_with("error")
+                        || rest.starts_with("warning")
+                        || rest.starts_with("fatal error"))
+            });
         let Some(c) = (if maybe { HEAD.captures(t) } else { None }) else {
             i += 1;
             continue;

@@ -41,6 +41,12 @@ static MARKS: LazyLock<Regex> = LazyLock::new(|| {
 static TAP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(not ok|ok) \d+ - (.+)$").expect("compiles"));
 
+/// The line up to its first space. A pytest node id or file name comes first, so
+/// testing this word alone costs less than searching the line.
+fn first_word(text: &str) -> &str {
+    text.split_once(' ').map_or(text, |(w, _)| w)
+}
+
 fn outcome(text: &str, colon: bool) -> Option<Outcome> {
     // Byte tests first: most lines are not test results, and the patterns are then
     // never compiled or run.
@@ -52,8 +58,8 @@ fn outcome(text: &str, colon: bool) -> Option<Outcome> {
         || text.starts_with("ok ")
         || text.starts_with("not ok ")
         || mark
-        || colon && text.contains("::")
-        || text.contains(".py ");
+        || colon && first_word(text).contains("::")
+        || first_word(text).ends_with(".py");
     if !maybe {
         return None;
     }

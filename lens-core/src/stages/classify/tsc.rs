@@ -24,7 +24,14 @@ pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
         let text = &doc.lines[i].text;
-        if !doc.lines[i].colon || !text.contains(" TS") {
+        // Both forms put the location first, with no space in it: the severity and
+        // code follow the first space (`a.ts(3,7): error TS…`, `a.ts:3:7 - error TS…`).
+        let head = doc.lines[i].colon
+            && text.split_once(' ').is_some_and(|(_, rest)| {
+                let rest = rest.strip_prefix("- ").unwrap_or(rest);
+                rest.starts_with("error TS") || rest.starts_with("warning TS")
+            });
+        if !head {
             i += 1;
             continue;
         }
