@@ -42,24 +42,29 @@ static TAP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(not ok|ok) \d+ - (.+)$").expect("compiles"));
 
 /// The line up to its first space. A pytest node id or file name comes first, so
-/// testing this word alone costs less than searching the line.
+/// testing this word alone costs less than searching the line (and a byte loop
+/// finds the end of a short word sooner than a general search starts).
 fn first_word(text: &str) -> &str {
-    text.split_once(' ').map_or(text, |(w, _)| w)
+    let end = text.bytes().position(|b| b == b' ').unwrap_or(text.len());
+    &text[..end]
 }
 
 fn outcome(text: &str, colon: bool) -> Option<Outcome> {
     // Byte tests first: most lines are not test results, and the patterns are then
     // never compiled or run.
     let t = text.trim_start();
-    let mark = t.chars().next().is_some_and(|c| "✓✔√✗✕✖×↓○".contains(c));
+    // Every mark is outside ASCII: an ASCII first byte settles it.
+    let mark = t.as_bytes().first().is_some_and(|&b| b >= 0x80)
+        && t.chars().next().is_some_and(|c| "✓✔√✗✕✖×↓○".contains(c));
+    let first = first_word(text);
     let maybe = text.starts_with("test ")
         || t.starts_with("--- ")
         || t.starts_with("=== ")
         || text.starts_with("ok ")
         || text.starts_with("not ok ")
         || mark
-        || colon && first_word(text).contains("::")
-        || first_word(text).ends_with(".py");
+        || colon && first.contains("::")
+        || first.ends_with(".py");
     if !maybe {
         return None;
     }
