@@ -52,7 +52,8 @@ pub fn is_progress(text: &str) -> bool {
 
 fn might_be_progress(text: &str) -> bool {
     let t = text.trim_start();
-    let first = t.split(' ').next().unwrap_or("");
+    // Byte loops: on short words they end before a general search has started.
+    let first = &t[..t.bytes().position(|b| b == b' ').unwrap_or(t.len())];
     matches!(
         first,
         "Compiling"
@@ -124,10 +125,11 @@ fn might_be_progress(text: &str) -> bool {
         || (first.len() == 13
             && first.ends_with(':')
             && first[..12].bytes().all(|b| b.is_ascii_hexdigit()))
-        || t.contains('%')
-        || t.chars()
-            .next()
-            .is_some_and(|c| ('\u{2800}'..='\u{28ff}').contains(&c))
+        || t.as_bytes().contains(&b'%')
+        || t.as_bytes().first() == Some(&0xe2)
+            && t.chars()
+                .next()
+                .is_some_and(|c| ('\u{2800}'..='\u{28ff}').contains(&c))
 }
 
 /// Marks progress lines and drops the runs of them.
