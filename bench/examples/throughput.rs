@@ -3,18 +3,9 @@
 //! by default 10 MB, best of 3; `--stages` adds each stage's best time alone,
 //! `--stage NAME` runs only that stage (to profile it), `--threads N` caps the
 //! threads per-line work may use (default: one per core).
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-fn best(runs: usize, f: &mut dyn FnMut()) -> Duration {
-    (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
+use bench::growth::min_time;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -38,7 +29,7 @@ fn main() {
     let big = bench::inputs::large_log(mb << 20).expect("recordings");
     let mb_len = big.len() as f64 / (1 << 20) as f64;
     if let Some(stage) = only {
-        let d = best(runs, &mut *bench::stages::runner(stage, &big, 1));
+        let d = min_time(runs, bench::stages::runner(stage, &big, 1));
         eprintln!("{stage:<9} {:>8.1} ms", d.as_secs_f64() * 1e3);
         return;
     }
@@ -50,7 +41,7 @@ fn main() {
     }
     if stages {
         for stage in bench::stages::NAMES {
-            let d = best(runs, &mut *bench::stages::runner(stage, &big, 1));
+            let d = min_time(runs, bench::stages::runner(stage, &big, 1));
             eprintln!("{stage:<9} {:>8.1} ms", d.as_secs_f64() * 1e3);
         }
     }

@@ -306,33 +306,24 @@ mod tests {
 
     #[test]
     fn fit_takes_the_highest_scores_first_then_the_earliest() {
-        let argv = vec![];
-        let mut doc = Doc::new(&argv, "a\nb\nc\nd\ne\n", "", 0);
-        for (l, s) in doc.lines.iter_mut().zip([-150, 7, -3, 7, 1000]) {
-            l.score = s;
-        }
-        // Room for three lines: e (1000), then b and d (7, b first).
-        fit(&mut doc, 3 * (2 + MARKER_COST));
-        let kept: Vec<&str> = doc
-            .lines
-            .iter()
-            .filter(|l| l.shown())
-            .map(|l| l.raw)
-            .collect();
-        assert_eq!(kept, ["b", "d", "e"]);
-        // Room for two more than that: the negative scores come last, -3 before -150.
-        let mut doc = Doc::new(&argv, "a\nb\nc\nd\ne\n", "", 0);
-        for (l, s) in doc.lines.iter_mut().zip([-150, 7, -3, 7, 1000]) {
-            l.score = s;
-        }
-        fit(&mut doc, 4 * (2 + MARKER_COST));
-        let kept: Vec<&str> = doc
-            .lines
-            .iter()
-            .filter(|l| l.shown())
-            .map(|l| l.raw)
-            .collect();
-        assert_eq!(kept, ["b", "c", "d", "e"]);
+        // Lines a..e scored -150, 7, -3, 7, 1000, fitted into room for `n` lines.
+        let fitted = |n: usize| -> Vec<String> {
+            let argv = vec![];
+            let mut doc = Doc::new(&argv, "a\nb\nc\nd\ne\n", "", 0);
+            for (l, s) in doc.lines.iter_mut().zip([-150, 7, -3, 7, 1000]) {
+                l.score = s;
+            }
+            fit(&mut doc, n * (2 + MARKER_COST));
+            doc.lines
+                .iter()
+                .filter(|l| l.shown())
+                .map(|l| l.raw.to_string())
+                .collect()
+        };
+        // e (1000), then b and d (7, b first).
+        assert_eq!(fitted(3), ["b", "d", "e"]);
+        // The negative scores come last, -3 before -150.
+        assert_eq!(fitted(4), ["b", "c", "d", "e"]);
     }
 
     #[test]
