@@ -58,6 +58,25 @@ static KIND: [u8; 256] = {
     t
 };
 
+/// The first ASCII digit in `b` at or after `from`, eight bytes at a time: with
+/// each byte's `'0'` taken away, a digit is a byte below 10, and the classic
+/// has-less-than test finds the lowest such byte exactly.
+fn next_digit(b: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"));
+        let x = w ^ (ONES * u64::from(b'0'));
+        let below_ten = x.wrapping_sub(ONES * 10) & !x & HIGH;
+        if below_ten != 0 {
+            return Some(i + below_ten.trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    b[i..].iter().position(u8::is_ascii_digit).map(|d| i + d)
+}
+
 /// `shape`: the line with each word that holds a digit replaced by a mask, hashed
 /// as the stretches between masked words (eight bytes per multiply) and one token
 /// per mask. A line is scanned for digits only; the words around them are found by
@@ -69,8 +88,7 @@ fn shape_of(text: &str) -> u64 {
     let mut h = 0u64;
     let mut from = 0;
     let mut i = 0;
-    while let Some(d) = b[i..].iter().position(u8::is_ascii_digit) {
-        let digit = i + d;
+    while let Some(digit) = next_digit(b, i) {
         // The word holding the digit: back over word bytes, then forward past the
         // joiners it cannot start with; ahead to its end.
         let mut start = digit;
@@ -256,6 +274,28 @@ mod tests {
         }
         for no in ["all good", "er ror", "not fou nd", "", "miss"] {
             assert!(!mentions_trouble(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn next_digit_matches_a_search_at_every_offset() {
+        let line = b"ab/c 9 xyz:0 q\x7f\xb9\xff 12 k\x39\x2f\x3a end 5";
+        for from in 0..=line.len() {
+            let want = line[from..]
+                .iter()
+                .position(u8::is_ascii_digit)
+                .map(|d| from + d);
+            assert_eq!(next_digit(line, from), want, "from {from}");
+        }
+        // Bytes just outside the digits, in every lane.
+        for lane in 0..8 {
+            let mut w = *b"////////";
+            w[lane] = b':';
+            assert_eq!(next_digit(&w, 0), None);
+            w[lane] = b'0';
+            assert_eq!(next_digit(&w, 0), Some(lane));
+            w[lane] = b'9';
+            assert_eq!(next_digit(&w, 0), Some(lane));
         }
     }
 
