@@ -325,18 +325,52 @@ fn push_lines<'a>(lines: &mut Vec<Line<'a>>, stream: Stream, text: &'a str) {
             redrawn: redraw && ansi::redrawn(raw),
         });
     };
-    for (i, &b) in bytes.iter().enumerate() {
-        let kind = BYTE[usize::from(b)];
-        if kind & NEWLINE == 0 {
-            seen |= kind;
-            continue;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight printable ASCII bytes at once (most of most outputs): no line ends
+        // there, and only a colon or a non-space can change what is noted.
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+            if printable(w) {
+                if any_zero(w ^ (ONES * u64::from(b':'))) {
+                    seen |= COLON;
+                }
+                if w != ONES * u64::from(b' ') {
+                    seen |= INK;
+                }
+                i += 8;
+                continue;
+            }
         }
-        push(start, i, seen, no);
-        no += 1;
-        start = i + 1;
-        seen = 0;
+        // Anything else, a byte at a time for these eight (or the last few).
+        for j in i..(i + 8).min(bytes.len()) {
+            let kind = BYTE[usize::from(bytes[j])];
+            if kind & NEWLINE == 0 {
+                seen |= kind;
+                continue;
+            }
+            push(start, j, seen, no);
+            no += 1;
+            start = j + 1;
+            seen = 0;
+        }
+        i += 8;
     }
     push(start, bytes.len(), seen, no);
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// True when a byte of `w` is zero.
+fn any_zero(w: u64) -> bool {
+    w.wrapping_sub(ONES) & !w & HIGH != 0
+}
+
+/// True when every byte of `w` is printable ASCII (0x20 to 0x7f): none below 0x20,
+/// none with the high bit set.
+fn printable(w: u64) -> bool {
+    w.wrapping_sub(ONES * 0x20) & !w & HIGH == 0 && w & HIGH == 0
 }
 
 #[cfg(test)]
@@ -394,6 +428,10 @@ mod tests {
             "\u{a0}\u{3000}\n\u{b}\u{c}\t \n",
             "é: ü\n\u{a0}x\n",
             "no newline at end: ok",
+            "                \n                 x\n",
+            "abcdefgh:ijklmnopqrstuvwx\n",
+            "\u{7f}\u{7f}\u{7f}\u{7f}\u{7f}\u{7f}\u{7f}\u{7f}\n",
+            "0123456\n89abcdef\n",
         ] {
             assert_eq!(split(text), reference(text), "{text:?}");
         }
@@ -402,11 +440,13 @@ mod tests {
     proptest! {
         #[test]
         fn one_pass_split_matches_on_any_text(chars in proptest::collection::vec(
+            // Mostly printable, so runs of eight take the word-at-a-time path.
             prop::sample::select(vec![
-                'a', ':', ' ', '\t', '\r', '\n', '\u{1b}', '[', '0', 'm', ']', '\u{7}',
-                '\u{a0}', '\u{b}', 'é', '\u{3000}',
+                'a', 'b', ':', ' ', ' ', 'x', '~', '\u{7f}', 'a', 'z', 'q', '.', '\t', '\r',
+                '\n', '\n', '\u{1b}', '[', '0', 'm', ']', '\u{7}', '\u{a0}', '\u{b}', 'é',
+                '\u{3000}',
             ]),
-            0..80,
+            0..160,
         )) {
             let text: String = chars.into_iter().collect();
             prop_assert_eq!(split(&text), reference(&text));
