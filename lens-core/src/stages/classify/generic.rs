@@ -186,23 +186,52 @@ static BY_ANCHOR: [[u8; 4]; BUCKETS] = {
 fn words(text: &str) -> u8 {
     let b = text.as_bytes();
     let mut lists = 0;
-    for i in 0..b.len().saturating_sub(1) {
-        let k = pair(b[i], b[i + 1]);
-        if ANCHORS[k >> 6] & (1 << (k & 63)) == 0 {
-            continue;
+    let mut i = 0;
+    // Eight pairs from one load (and the byte after it), tested without a branch;
+    // only a chunk with an anchor hit looks further.
+    while i + 9 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"));
+        let last = (w >> 56) | u64::from(b[i + 8]) << 8;
+        let mut hits = 0u32;
+        for j in 0..8 {
+            let k = if j < 7 { (w >> (8 * j)) & 0xffff } else { last };
+            hits |= u32::from(anchored(k as u16)) << j;
         }
-        for &n in BY_ANCHOR[bucket(k)].iter().take_while(|&&n| n != 0) {
-            let word = &WORDS[usize::from(n) - 1];
-            let t = word.text.as_bytes();
-            let found = pair(t[word.anchor], t[word.anchor + 1]) == k
-                && i >= word.anchor
-                && b[i - word.anchor..].starts_with(t);
-            if found {
-                lists |= word.lists;
-            }
+        while hits != 0 {
+            let j = hits.trailing_zeros() as usize;
+            hits &= hits - 1;
+            lists |= found_at(b, i + j);
         }
         if lists == IN_ERROR | IN_SUMMARY | IN_WARNING {
-            break;
+            return lists;
+        }
+        i += 8;
+    }
+    for at in i..b.len().saturating_sub(1) {
+        if anchored(u16::from(b[at]) | u16::from(b[at + 1]) << 8) {
+            lists |= found_at(b, at);
+        }
+    }
+    lists
+}
+
+/// True when some word's anchor is the pair `k` (first byte low).
+fn anchored(k: u16) -> bool {
+    ANCHORS[usize::from(k >> 6)] & (1 << (k & 63)) != 0
+}
+
+/// The lists of the words whose anchor pair starts at `b[i]`.
+fn found_at(b: &[u8], i: usize) -> u8 {
+    let k = pair(b[i], b[i + 1]);
+    let mut lists = 0;
+    for &n in BY_ANCHOR[bucket(k)].iter().take_while(|&&n| n != 0) {
+        let word = &WORDS[usize::from(n) - 1];
+        let t = word.text.as_bytes();
+        let found = pair(t[word.anchor], t[word.anchor + 1]) == k
+            && i >= word.anchor
+            && b[i - word.anchor..].starts_with(t);
+        if found {
+            lists |= word.lists;
         }
     }
     lists
