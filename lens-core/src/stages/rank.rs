@@ -26,13 +26,6 @@ pub fn run(doc: &mut Doc, budget: usize) {
     fit(doc, budget.saturating_sub(forced));
 }
 
-/// A hash of the line's shape: runs of letters and digits that contain a digit are
-/// masked, so numbered repeats of one template share a shape. Shapes are compared
-/// within one run only, so the hash need not be stable across versions.
-pub fn shape(text: &str) -> u64 {
-    shape_of(text)
-}
-
 const LETTER: u8 = 1;
 const DIGIT: u8 = 2;
 const JOINER: u8 = 4;
@@ -77,11 +70,15 @@ fn next_digit(b: &[u8], from: usize) -> Option<usize> {
     b[i..].iter().position(u8::is_ascii_digit).map(|d| i + d)
 }
 
-/// `shape`: the line with each word that holds a digit replaced by a mask, hashed
-/// as the stretches between masked words (eight bytes per multiply) and one token
-/// per mask. A line is scanned for digits only; the words around them are found by
+/// A hash of the line's shape: runs of letters and digits that contain a digit are
+/// masked, so numbered repeats of one template share a shape. Shapes are compared
+/// within one run only, so the hash need not be stable across versions.
+///
+/// The line, with each word that holds a digit replaced by a mask, is hashed as
+/// the stretches between masked words (eight bytes per multiply) and one token per
+/// mask. A line is scanned for digits only; the words around them are found by
 /// looking left and right, so lines without numbers hash at full speed.
-fn shape_of(text: &str) -> u64 {
+pub fn shape(text: &str) -> u64 {
     const MASK: u64 = 0x6d61_736b;
     let b = text.trim().as_bytes();
     let in_word = |c: u8| KIND[usize::from(c)] != 0;
@@ -117,7 +114,7 @@ fn score(doc: &mut Doc) {
     // are counted over every line; only lines still to be ranked need the words.
     let facts: Vec<(u64, bool)> = par::map(&doc.lines, |l| {
         let ranked = l.fate == Fate::Keep && l.class == Class::Plain;
-        (shape_of(&l.text), ranked && mentions_trouble(&l.text))
+        (shape(&l.text), ranked && mentions_trouble(&l.text))
     });
     let shapes: Vec<u64> = facts.iter().map(|f| f.0).collect();
     for s in &shapes {
