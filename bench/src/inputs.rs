@@ -169,3 +169,40 @@ pub fn growth() -> Result<Vec<Input>> {
     all.push(distinct_warnings(64));
     Ok(all)
 }
+
+/// A cargo build log of about `size` bytes on stderr: `Compiling` lines for many
+/// crates, `warnings` distinct rustc warnings spread through them, and one error
+/// at the very end, its last line the last line of the log (the line a capture
+/// cap loses first). The shape of a large workspace's build.
+pub fn cargo_log(size: usize, warnings: usize) -> Input {
+    let error = "error[E0308]: mismatched types\n --> src/ledger.rs:88:24\n   |\n88 |     let total: u64 = entry.amount;\n   |                ---   ^^^^^^^^^^^^ expected `u64`, found `i64`\n   |                |\n   |                expected due to this\n\nerror: could not compile `ledger` (lib) due to 1 previous error\n";
+    let mut stderr = String::with_capacity(size + (1 << 16));
+    let room = size.saturating_sub(error.len());
+    let every = (room / 48 / (warnings + 1)).max(1);
+    let mut crate_no = 0usize;
+    let mut warned = 0usize;
+    while stderr.len() < room {
+        crate_no += 1;
+        stderr.push_str(&format!(
+            "   Compiling crate_{crate_no} v0.{}.{} (/src/crates/crate_{crate_no})\n",
+            crate_no % 7,
+            crate_no % 13
+        ));
+        if warned < warnings && crate_no % every == 0 {
+            warned += 1;
+            stderr.push_str(&format!(
+                "warning: unused variable: `value_{warned}`\n  --> crates/crate_{crate_no}/src/lib.rs:{line}:9\n   |\n{line:>3} |     let value_{warned} = compute();\n   |         ^^^^^^^ help: if this is intentional, prefix it with an underscore: `_value_{warned}`\n   |\n   = note: `#[warn(unused_variables)]` on by default\n\n",
+                line = 10 + warned % 90
+            ));
+        }
+    }
+    stderr.push_str(error);
+    Input {
+        name: format!("cargo-log-{}MB", size >> 20),
+        argv: vec!["cargo".into(), "build".into()],
+        stdout: Vec::new(),
+        stderr: stderr.into_bytes(),
+        exit: 101,
+        units: None,
+    }
+}

@@ -55,6 +55,9 @@ pub enum Body {
     },
     /// Lines already in their final form (one commit per line, one test count).
     Lines(Vec<String>),
+    /// The last drawing of a line the child redrew in place with carriage
+    /// returns: what a terminal would have left on the line. Shown at every level.
+    Redrawn(String),
 }
 
 /// One group of a listing: `key` then its items on one line.
@@ -99,6 +102,7 @@ impl Digest {
     pub fn lines(&self, doc: &Doc, detail: Detail) -> Vec<String> {
         let mut out = match &self.body {
             Body::Lines(l) => l.clone(),
+            Body::Redrawn(t) => vec![t.clone()],
             Body::Listing { template, entries } => {
                 let mut l: Vec<String> = template
                     .iter()

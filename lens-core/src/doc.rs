@@ -72,8 +72,13 @@ pub enum Reason {
     Pattern,
     /// Did not fit the budget.
     Budget,
+    /// Part of an output too large to hold whole: the stream was sampled (head,
+    /// tail, and the lines the classifier flags) and this region was not held.
+    Bulk,
     /// Not part of the level asked for.
     Level,
+    /// Redrawn in place: the digest after the marker is its last drawing.
+    Redrawn,
 }
 
 impl Reason {
@@ -87,7 +92,9 @@ impl Reason {
             Reason::Grouped => "grouped",
             Reason::Pattern => "pattern",
             Reason::Budget => "budget",
+            Reason::Bulk => "bulk",
             Reason::Level => "level",
+            Reason::Redrawn => "redrawn",
         }
     }
 }
@@ -184,6 +191,35 @@ pub struct Doc<'a> {
     pub findings: Vec<Finding>,
     /// Digests standing in for grouped regions, in line order.
     pub digests: Vec<Digest>,
+    /// Raw lines per stream (stdout, stderr). Equal to the lines held unless the
+    /// stream was sampled, when the held lines carry their raw numbers and the
+    /// numbers between them are gaps the view announces.
+    pub totals: [u32; 2],
+}
+
+/// One stream as the filter reads it: its text, and when the text holds only some
+/// of the raw lines (a sample of an output too large to hold), the raw number of
+/// each line it holds and how many lines the raw stream had.
+#[derive(Clone, Copy, Debug)]
+pub struct Part<'a> {
+    /// The lines held, each ending in a newline except perhaps the last.
+    pub text: &'a str,
+    /// The raw line number of each held line, ascending; `None` when the text is
+    /// the whole stream.
+    pub numbers: Option<&'a [u32]>,
+    /// Raw lines in the stream (used when `numbers` is set).
+    pub total: u32,
+}
+
+impl<'a> Part<'a> {
+    /// The whole stream.
+    pub fn whole(text: &'a str) -> Part<'a> {
+        Part {
+            text,
+            numbers: None,
+            total: 0,
+        }
+    }
 }
 
 /// How bad a finding is.
@@ -218,10 +254,40 @@ impl<'a> Doc<'a> {
     /// Splits both streams into lines. Both must be valid UTF-8; the caller passes
     /// anything else through unfiltered.
     pub fn new(argv: &'a [String], stdout: &'a str, stderr: &'a str, exit: i32) -> Doc<'a> {
-        let mut lines = Vec::with_capacity(estimate_lines(stdout) + estimate_lines(stderr));
-        push_lines(&mut lines, Stream::Stdout, stdout);
-        let stderr_start = lines.len();
-        push_lines(&mut lines, Stream::Stderr, stderr);
+        Doc::from_parts(argv, Part::whole(stdout), Part::whole(stderr), exit)
+    }
+
+    /// A doc of two streams, either of which may be a sample. A sampled stream's
+    /// lines carry their raw numbers; `numbers` must hold one ascending number per
+    /// line of `text`, each at most `total` (the caller's promise, checked in debug).
+    pub fn from_parts(
+        argv: &'a [String],
+        stdout: Part<'a>,
+        stderr: Part<'a>,
+        exit: i32,
+    ) -> Doc<'a> {
+        let mut lines =
+            Vec::with_capacity(estimate_lines(stdout.text) + estimate_lines(stderr.text));
+        let mut totals = [0u32; 2];
+        let mut stderr_start = 0;
+        for (k, (stream, part)) in [(Stream::Stdout, stdout), (Stream::Stderr, stderr)]
+            .into_iter()
+            .enumerate()
+        {
+            let from = lines.len();
+            if stream == Stream::Stderr {
+                stderr_start = from;
+            }
+            push_lines(&mut lines, stream, part.text);
+            totals[k] = (lines.len() - from) as u32;
+            if let Some(numbers) = part.numbers {
+                debug_assert_eq!(numbers.len(), lines.len() - from);
+                for (l, &no) in lines[from..].iter_mut().zip(numbers) {
+                    l.no = no;
+                }
+                totals[k] = part.total.max(numbers.last().copied().unwrap_or(0));
+            }
+        }
         Doc {
             lines,
             blocks: Vec::new(),
@@ -230,6 +296,25 @@ impl<'a> Doc<'a> {
             argv,
             findings: Vec::new(),
             digests: Vec::new(),
+            totals,
+        }
+    }
+
+    /// Raw lines in one stream, held or not.
+    pub fn total(&self, stream: Stream) -> u32 {
+        match stream {
+            Stream::Stdout => self.totals[0],
+            Stream::Stderr => self.totals[1],
+        }
+    }
+
+    /// True when the line at `i` does not follow the one before it in the raw
+    /// stream: a sampled stream's gap lies between them.
+    pub fn after_gap(&self, i: usize) -> bool {
+        let l = &self.lines[i];
+        match i.checked_sub(1).map(|p| &self.lines[p]) {
+            Some(p) if p.stream == l.stream => l.no > p.no + 1,
+            _ => l.no > 1,
         }
     }
 
@@ -303,7 +388,14 @@ fn push_lines<'a>(lines: &mut Vec<Line<'a>>, stream: Stream, text: &'a str) {
         // Cut at a '\n' byte, which never falls inside a UTF-8 character.
         let raw = &body[start..end];
         let redraw = seen & REDRAW != 0;
-        let (text, colon, blank) = if redraw {
+        // A line redrawn over an error or a warning shows every drawing: what a
+        // terminal would have left hides the one thing the reader needs.
+        let over_trouble = redraw && ansi::redrawn(raw) && hides_trouble(raw);
+        let (text, colon, blank) = if over_trouble {
+            let shown: Cow<str> = Cow::Owned(ansi::strip(raw.strip_suffix('\r').unwrap_or(raw)));
+            let colon = shown.contains(':');
+            (shown, colon, false)
+        } else if redraw {
             let shown = ansi::visible(raw);
             let colon = shown.contains(':');
             let blank = shown.trim().is_empty();
@@ -322,7 +414,7 @@ fn push_lines<'a>(lines: &mut Vec<Line<'a>>, stream: Stream, text: &'a str) {
             fate: Fate::Keep,
             score: 0,
             colon,
-            redrawn: redraw && ansi::redrawn(raw),
+            redrawn: redraw && !over_trouble && ansi::redrawn(raw),
         });
     };
     let mut i = 0;
@@ -357,6 +449,21 @@ fn push_lines<'a>(lines: &mut Vec<Line<'a>>, stream: Stream, text: &'a str) {
         i += 8;
     }
     push(start, bytes.len(), seen, no);
+}
+
+/// True when a drawing of a redrawn line other than its last carries an error or
+/// a warning.
+fn hides_trouble(raw: &str) -> bool {
+    let line = raw.strip_suffix('\r').unwrap_or(raw);
+    let last = ansi::visible(line);
+    line.split('\r').any(|seg| {
+        let seg = ansi::strip(seg);
+        seg != *last
+            && matches!(
+                crate::stages::classify::class_of(&seg),
+                Class::Error | Class::Warning
+            )
+    })
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;

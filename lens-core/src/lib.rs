@@ -45,6 +45,7 @@ pub mod handle;
 pub mod marker;
 pub mod par;
 pub mod render;
+pub mod sample;
 pub mod stages;
 
 use std::borrow::Cow;
@@ -52,9 +53,9 @@ use std::borrow::Cow;
 use regex::Regex;
 
 pub use config::{Config, Settings, DEFAULT_BUDGET};
-pub use doc::{Class, Doc, Fate, Line, Reason, Stream};
+pub use doc::{Class, Doc, Fate, Line, Part, Reason, Stream};
 pub use handle::Handle;
-pub use marker::Marker;
+pub use marker::{CutShort, Marker};
 
 /// How much of the output to show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -165,6 +166,7 @@ pub fn annotate(doc: &mut Doc, opts: &Options) {
         Level::Zero => stages::level::zero(doc),
         Level::Two | Level::Three => {}
     }
+    stages::redraw::run(doc);
 }
 
 /// The view of a finished run.
@@ -172,61 +174,108 @@ pub fn annotate(doc: &mut Doc, opts: &Options) {
 /// Raw output comes back unchanged at level 3, when there is no handle, for a stream
 /// that is not valid UTF-8, and whenever no view would be smaller than the raw.
 pub fn view<'a>(req: &Request<'a>, opts: &Options) -> View<'a> {
-    let raw = View {
-        stdout: Cow::Borrowed(req.stdout),
-        stderr: Cow::Borrowed(req.stderr),
-        elided: false,
+    let part = |b: &'a [u8]| Input {
+        part: std::str::from_utf8(b).ok().map(Part::whole),
+        raw_len: b.len() as u64,
     };
+    let (out, err, elided) = build(req.argv, part(req.stdout), part(req.stderr), req.exit, opts);
+    View {
+        stdout: out.map_or(Cow::Borrowed(req.stdout), |s| Cow::Owned(s.into_bytes())),
+        stderr: err.map_or(Cow::Borrowed(req.stderr), |s| Cow::Owned(s.into_bytes())),
+        elided,
+    }
+}
+
+/// One stream for [`view_parts`]: what the pipeline can read of it (`None` when it
+/// must be shown raw: not UTF-8), and its raw size in bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    /// The stream's text, whole or sampled.
+    pub part: Option<Part<'a>>,
+    /// Bytes the child wrote to it.
+    pub raw_len: u64,
+}
+
+/// The view of a run whose streams may be samples ([`sample`]): for each stream,
+/// the text to print, or `None` to print the raw stream as the child wrote it.
+/// The rules are [`view`]'s.
+pub fn view_parts(
+    argv: &[String],
+    stdout: Input,
+    stderr: Input,
+    exit: i32,
+    opts: &Options,
+) -> (Option<String>, Option<String>, bool) {
+    build(argv, stdout, stderr, exit, opts)
+}
+
+fn build(
+    argv: &[String],
+    out: Input,
+    err: Input,
+    exit: i32,
+    opts: &Options,
+) -> (Option<String>, Option<String>, bool) {
     let handle = match (opts.level, opts.handle) {
-        (Level::Three, _) | (_, None) => return raw,
+        (Level::Three, _) | (_, None) => return (None, None, false),
         (_, Some(h)) => h.to_string(),
     };
     // A stream that is not text passes through byte for byte; the other is filtered.
-    let out = std::str::from_utf8(req.stdout).ok();
-    let err = std::str::from_utf8(req.stderr).ok();
-    let mut doc = Doc::new(req.argv, out.unwrap_or(""), err.unwrap_or(""), req.exit);
+    let empty = Part::whole("");
+    let mut doc = Doc::from_parts(
+        argv,
+        out.part.unwrap_or(empty),
+        err.part.unwrap_or(empty),
+        exit,
+    );
     annotate(&mut doc, opts);
     let detail = match opts.level {
         Level::Zero => None,
         Level::One => Some(digest::Detail::Head),
         Level::Two | Level::Three => Some(digest::Detail::Full),
     };
-    let mut v_out = out.and_then(|_| render::stream(&doc, Stream::Stdout, &handle, detail));
-    let v_err = err.and_then(|_| render::stream(&doc, Stream::Stderr, &handle, detail));
+    let mut v_out = out
+        .part
+        .and_then(|_| render::stream(&doc, Stream::Stdout, &handle, detail));
+    let v_err = err
+        .part
+        .and_then(|_| render::stream(&doc, Stream::Stderr, &handle, detail));
     if opts.level == Level::Zero {
         let mut s = render::summary(&doc, &handle);
         s.push('\n');
-        match v_out.as_mut() {
-            Some(o) => o.insert_str(0, &s),
-            None if out.is_some() => {
-                s.push_str(out.unwrap_or(""));
+        match (v_out.as_mut(), out.part) {
+            (Some(o), _) => o.insert_str(0, &s),
+            (None, Some(p)) if p.numbers.is_none() => {
+                s.push_str(p.text);
                 v_out = Some(s);
             }
-            None => {}
+            _ => {}
         }
     }
-    let elided = doc.lines.iter().any(|l| !l.shown());
-    let size = |v: &Option<String>, r: &[u8]| v.as_ref().map_or(r.len(), |s| s.len());
-    if size(&v_out, req.stdout) + size(&v_err, req.stderr) >= req.stdout.len() + req.stderr.len() {
+    let elided = doc.lines.iter().any(|l| !l.shown())
+        || [Stream::Stdout, Stream::Stderr]
+            .iter()
+            .any(|&s| doc.total(s) as usize != doc.range(s).len());
+    let size = |v: &Option<String>, raw: u64| v.as_ref().map_or(raw, |s| s.len() as u64);
+    if size(&v_out, out.raw_len) + size(&v_err, err.raw_len) >= out.raw_len + err.raw_len {
         // Markers can cost more than the few lines they stand for. A narrower level
         // then falls back to level 2's view (which shows a superset of its lines),
         // and level 2 to the raw output.
         if opts.level < Level::Two {
-            return view(
-                req,
+            return build(
+                argv,
+                out,
+                err,
+                exit,
                 &Options {
                     level: Level::Two,
                     ..opts.clone()
                 },
             );
         }
-        return raw;
+        return (None, None, false);
     }
-    View {
-        stdout: v_out.map_or(Cow::Borrowed(req.stdout), |s| Cow::Owned(s.into_bytes())),
-        stderr: v_err.map_or(Cow::Borrowed(req.stderr), |s| Cow::Owned(s.into_bytes())),
-        elided,
-    }
+    (v_out, v_err, elided)
 }
 
 #[cfg(test)]

@@ -105,11 +105,17 @@ impl Marker {
 
 /// Counts reasons for a run of dropped lines, in a stable order.
 pub fn tally(reasons: impl Iterator<Item = Reason>) -> Vec<(String, u32)> {
+    tally_weighted(reasons.map(|r| (r, 1)))
+}
+
+/// Counts reasons given with a number of lines each (a sampled stream's gap is
+/// many lines of one reason), in a stable order.
+pub fn tally_weighted(reasons: impl Iterator<Item = (Reason, u32)>) -> Vec<(String, u32)> {
     let mut counts: Vec<(Reason, u32)> = Vec::new();
-    for r in reasons {
+    for (r, k) in reasons {
         match counts.iter_mut().find(|(x, _)| *x == r) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((r, 1)),
+            Some((_, n)) => *n += k,
+            None => counts.push((r, k)),
         }
     }
     counts.sort_by_key(|(r, _)| *r);
@@ -118,6 +124,46 @@ pub fn tally(reasons: impl Iterator<Item = Reason>) -> Vec<(String, u32)> {
         .map(|(r, n)| (r.word().to_string(), n))
         .collect()
 }
+
+/// The line a view ends with when Lens was stopped by a signal before the command
+/// finished: the output above is what the command wrote until then.
+///
+/// ```text
+/// [lens: cut short by SIGTERM handle=1a2b3c4d]
+/// ```
+///
+/// The handle is absent when the run could not be stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CutShort {
+    /// The signal's name (`SIGTERM`, `SIGINT`, `SIGHUP`, `SIGQUIT`, or `signal N`).
+    pub signal: String,
+    /// The store handle, if the run was stored.
+    pub handle: Option<String>,
+}
+
+impl CutShort {
+    /// Renders the notice line, without a newline.
+    pub fn render(&self) -> String {
+        match &self.handle {
+            Some(h) => format!("{PREFIX}cut short by {} handle={h}]", self.signal),
+            None => format!("{PREFIX}cut short by {}]", self.signal),
+        }
+    }
+
+    /// Parses a notice line; `None` for anything else.
+    pub fn parse(line: &str) -> Option<CutShort> {
+        let c = CUT.captures(line)?;
+        Some(CutShort {
+            signal: c[1].to_string(),
+            handle: c.get(2).map(|h| h.as_str().to_string()),
+        })
+    }
+}
+
+static CUT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\[lens: cut short by (SIG[A-Z]+|signal \d+)(?: handle=([0-9a-f]{8}))?\]$")
+        .expect("cut pattern compiles")
+});
 
 static MARKER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -189,6 +235,29 @@ mod tests {
         assert!(Marker::parse("[lens: elided stdout 1-3 (2 lines) handle=00000000]").is_none());
         assert!(Marker::parse("[lens: elided stdout 1-3 (3 lines) handle=../../x]").is_none());
         assert!(Marker::parse("error: x").is_none());
+    }
+
+    #[test]
+    fn cut_short_notices_render_and_parse_back() {
+        for n in [
+            CutShort {
+                signal: "SIGTERM".into(),
+                handle: Some("1a2b3c4d".into()),
+            },
+            CutShort {
+                signal: "signal 10".into(),
+                handle: None,
+            },
+        ] {
+            assert_eq!(CutShort::parse(&n.render()), Some(n));
+        }
+        assert_eq!(
+            CutShort::parse("[lens: cut short by SIGINT handle=0000abcd]")
+                .unwrap()
+                .signal,
+            "SIGINT"
+        );
+        assert!(CutShort::parse("[lens: cut short by SIGINT handle=XYZ]").is_none());
     }
 
     #[test]

@@ -3,9 +3,9 @@
 //! Render decides nothing about what to keep. It prints shown lines as the view text,
 //! and every run of dropped lines as exactly one marker.
 
-use crate::digest::Detail;
-use crate::doc::{Class, Doc, Fate, Stream};
-use crate::marker::{tally, Marker, PREFIX};
+use crate::digest::{Body, Detail};
+use crate::doc::{Class, Doc, Fate, Reason, Stream};
+use crate::marker::{tally_weighted, Marker, PREFIX};
 
 /// The view of one stream; `None` when nothing in it changed, so the caller can emit
 /// the child's bytes as they were. Digests are printed after their region's marker
@@ -14,47 +14,79 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
     let range = doc.range(stream);
     let base = range.start;
     let lines = &doc.lines[range];
+    let total = doc.total(stream);
     let mut digests = doc.digests.iter().filter(|d| d.stream == stream).peekable();
-    let untouched = lines
-        .iter()
-        .all(|l| l.shown() && l.text.len() == l.raw.len());
+    let untouched = total as usize == lines.len()
+        && lines
+            .iter()
+            .all(|l| l.shown() && l.text.len() == l.raw.len());
     if untouched {
         return None;
     }
+    // Raw lines before held line `i` that the doc does not hold (a sampled
+    // stream's gap): announced with the run they fall in.
+    let gap_before = |i: usize| -> u32 {
+        let prev = if i == 0 { 0 } else { lines[i - 1].no };
+        let next = lines.get(i).map_or(total + 1, |l| l.no);
+        next.saturating_sub(prev + 1)
+    };
     let mut out = String::with_capacity(1024);
     let mut i = 0;
-    while i < lines.len() {
-        if lines[i].shown() {
+    while i <= lines.len() {
+        if i < lines.len() && lines[i].shown() && gap_before(i) == 0 {
             out.push_str(&lines[i].text);
             out.push('\n');
             i += 1;
             continue;
         }
+        // A run: the gap before line `i`, then dropped lines and the gaps between
+        // them, up to the next shown line (or the stream's end).
         let start = i;
-        while i < lines.len() && !lines[i].shown() {
-            i += 1;
+        let first = if i == 0 { 1 } else { lines[i - 1].no + 1 };
+        let mut weighted: Vec<(Reason, u32)> = Vec::new();
+        let gap = gap_before(i);
+        if gap > 0 {
+            weighted.push((Reason::Bulk, gap));
         }
-        let reasons = lines[start..i].iter().filter_map(|l| match l.fate {
-            Fate::Drop(r) => Some(r),
-            _ => None,
-        });
+        while i < lines.len() && !lines[i].shown() {
+            if let Fate::Drop(r) = lines[i].fate {
+                weighted.push((r, 1));
+            }
+            i += 1;
+            let gap = gap_before(i);
+            if gap > 0 {
+                weighted.push((Reason::Bulk, gap));
+            }
+        }
+        let last = if i < lines.len() {
+            lines[i].no - 1
+        } else {
+            total
+        };
+        if weighted.is_empty() {
+            // The stream's end with nothing elided after its last line.
+            break;
+        }
         let mut digest = Vec::new();
         while let Some(d) = digests.peek() {
             if d.start >= base + i {
                 break;
             }
             if d.start >= base + start {
-                if let Some(detail) = detail {
-                    digest.extend(d.lines(doc, detail));
+                match (detail, &d.body) {
+                    (Some(detail), _) => digest.extend(d.lines(doc, detail)),
+                    // A redraw's last drawing stands for its line at every level.
+                    (None, Body::Redrawn(t)) => digest.push(t.clone()),
+                    (None, _) => {}
                 }
             }
             digests.next();
         }
         let m = Marker {
             stream,
-            first: lines[start].no,
-            last: lines[i - 1].no,
-            reasons: tally(reasons),
+            first,
+            last,
+            reasons: tally_weighted(weighted.into_iter()),
             handle: handle.to_string(),
             digest: digest.len(),
         };
@@ -63,6 +95,15 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
         for l in digest {
             out.push_str(&l);
             out.push('\n');
+        }
+        // The run ended at a shown line (or at the stream's end).
+        match lines.get(i) {
+            Some(l) => {
+                out.push_str(&l.text);
+                out.push('\n');
+                i += 1;
+            }
+            None => break,
         }
     }
     Some(out)
@@ -78,8 +119,8 @@ pub fn summary(doc: &Doc, handle: &str) -> String {
     format!(
         "{PREFIX}summary exit={} stdout={} stderr={} errors={} warnings={} handle={handle}]",
         doc.exit,
-        doc.range(Stream::Stdout).len(),
-        doc.range(Stream::Stderr).len(),
+        doc.total(Stream::Stdout),
+        doc.total(Stream::Stderr),
         count(Class::Error),
         count(Class::Warning),
     )
@@ -88,7 +129,6 @@ pub fn summary(doc: &Doc, handle: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doc::Reason;
 
     #[test]
     fn one_marker_per_run() {
@@ -118,7 +158,7 @@ mod tests {
 
     #[test]
     fn digests_follow_their_marker() {
-        use crate::digest::{Body, Digest};
+        use crate::digest::Digest;
         let argv = vec![];
         let mut doc = Doc::new(&argv, "keep\nx\ny\n", "", 0);
         doc.lines[1].fate = Fate::Drop(Reason::Grouped);

@@ -29,9 +29,11 @@ pub fn run(doc: &mut Doc) {
         for i in range {
             let blank = doc.lines[i].class == Class::Blank;
             let cont = !blank && is_continuation(&doc.lines[i].text);
+            // A sampled stream's gap ends any block: the lines on either side of it
+            // were not next to each other.
             let closes = match &open {
                 None => false,
-                Some(b) => blank || (!cont && b.has_continuation),
+                Some(b) => blank || (!cont && b.has_continuation) || doc.after_gap(i),
             };
             if closes {
                 doc.blocks.push(open.take().expect("open block"));

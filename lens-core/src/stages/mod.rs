@@ -11,3 +11,4 @@ pub mod level;
 pub mod patterns;
 pub mod progress;
 pub mod rank;
+pub mod redraw;

@@ -1,0 +1,72 @@
+//! Redraws: a line the child redrew in place with carriage returns is shown as its
+//! last drawing, which is not the raw line; so it is announced like any other
+//! elision. Its marker names it (`redrawn`) and the digest line after the marker
+//! is the last drawing. A line redrawn over an error or a warning never gets here:
+//! the doc shows all of its drawings (see `Doc::new`).
+
+use crate::digest::{Body, Digest};
+use crate::doc::{Doc, Fate, Reason};
+
+/// Turns every shown redrawn line into a marker and its last drawing. Runs last,
+/// once the level has decided what is shown.
+pub fn run(doc: &mut Doc) {
+    let mut added = false;
+    for i in 0..doc.lines.len() {
+        let l = &mut doc.lines[i];
+        if !l.redrawn || !l.shown() {
+            continue;
+        }
+        l.fate = Fate::Drop(Reason::Redrawn);
+        let stream = l.stream;
+        let text = l.text.to_string();
+        doc.digests.push(Digest {
+            stream,
+            start: i,
+            end: i + 1,
+            failure: false,
+            body: Body::Redrawn(text),
+            needs: Vec::new(),
+        });
+        added = true;
+    }
+    if added {
+        doc.digests.sort_by_key(|d| d.start);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::digest::Detail;
+    use crate::doc::Stream;
+    use crate::render;
+
+    #[test]
+    fn a_shown_redraw_is_a_marker_and_its_last_drawing() {
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, "start\n10%\r50%\r100% done\nend\n", "", 0);
+        run(&mut doc);
+        let v = render::stream(&doc, Stream::Stdout, "0000abcd", Some(Detail::Full)).unwrap();
+        assert_eq!(
+            v,
+            "start\n[lens: elided stdout 2-2 (1 line: redrawn) handle=0000abcd digest=1]\n100% done\nend\n"
+        );
+        // Level 0 prints no digests, but a redraw's last drawing is its line.
+        let v0 = render::stream(&doc, Stream::Stdout, "0000abcd", None).unwrap();
+        assert!(v0.contains("digest=1]\n100% done\n"), "{v0}");
+    }
+
+    #[test]
+    fn a_redraw_over_an_error_shows_every_drawing() {
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, "error: disk full on /dev/sda1\rOK\n", "", 1);
+        assert!(!doc.lines[0].redrawn);
+        assert_eq!(doc.lines[0].text, "error: disk full on /dev/sda1\rOK");
+        run(&mut doc);
+        assert!(doc.lines[0].shown());
+        // A progress redraw hides nothing a reader needs.
+        let doc = Doc::new(&argv, "\u{1b}[1m10%\u{1b}[0m\r100%\n", "", 0);
+        assert!(doc.lines[0].redrawn);
+        assert_eq!(doc.lines[0].text, "100%");
+    }
+}
