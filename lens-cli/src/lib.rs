@@ -5,6 +5,7 @@
 //! is in `platform`; the filtering itself is `lens_core`.
 
 mod args;
+mod capture;
 mod interactive;
 mod paths;
 pub mod platform;
@@ -13,13 +14,15 @@ mod stats;
 mod store;
 
 use std::ffi::OsString;
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Read, Seek, Write};
 use std::process::{Command, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use lens_core::{view, Config, Handle, Level, Options, Request, Settings, Stream, DEFAULT_BUDGET};
 
 use args::{Invocation, RunArgs, ShowArgs};
+use capture::Capture;
 
 /// Runs `lens` with the arguments after the program name; returns the exit code.
 pub fn run(args: Vec<OsString>) -> i32 {
@@ -72,6 +75,14 @@ fn run_cmd(r: RunArgs) -> i32 {
         return spawn_failure(&argv[0], &err);
     }
 
+    // A child whose stdin is not a terminal leads its own process group, so a
+    // signal Lens forwards reaches everything it started. One reading a terminal
+    // stays in the terminal's foreground group, where it may read.
+    let own_group = !io::stdin().is_terminal();
+    if own_group {
+        platform::own_process_group(&mut cmd);
+    }
+    platform::catch_signals();
     let mut child = match cmd
         .stdin(Stdio::inherit())
         .stdout(Stdio::piped())
@@ -79,22 +90,74 @@ fn run_cmd(r: RunArgs) -> i32 {
         .spawn()
     {
         Ok(c) => c,
-        Err(e) => return spawn_failure(&argv[0], &e),
+        Err(e) => {
+            platform::restore_signals();
+            return spawn_failure(&argv[0], &e);
+        }
     };
-    platform::ignore_terminal_signals();
+    let child_id = child.id();
+    platform::forward_signals_to(child_id, own_group);
+
+    let seed = run_seed(&argv, started);
+    let shared = capture::Shared::new(capture::Limits::DEFAULT, paths::store(), seed.clone());
+    let caps = [Stream::Stdout, Stream::Stderr].map(|s| Arc::new(Mutex::new(Capture::new(s))));
+    let (done_tx, done_rx) = mpsc::channel::<Event>();
     // One reader per stream: a single reader deadlocks once the unread pipe fills.
-    let out_pipe = child.stdout.take();
-    let err_pipe = child.stderr.take();
-    let out_reader = std::thread::spawn(move || read_all(out_pipe));
-    let stderr = read_all(err_pipe);
-    let stdout = out_reader.join().unwrap_or_default();
-    let status = child.wait();
-    platform::restore_terminal_signals();
-    let (exit, signal) = match status {
-        Ok(s) => (platform::exit_code(s), platform::signal_of(s)),
-        Err(_) => (1, None),
-    };
+    let pipes: [Option<Box<dyn Read + Send>>; 2] = [
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    ];
+    let mut open = 0;
+    for (pipe, cap) in pipes.into_iter().zip(&caps) {
+        let Some(pipe) = pipe else { continue };
+        open += 1;
+        let (cap, shared, tx) = (Arc::clone(cap), Arc::clone(&shared), done_tx.clone());
+        std::thread::spawn(move || {
+            capture::read_into(pipe, cap, shared, |_| {
+                let _ = tx.send(Event::Eof);
+            })
+        });
+    }
+    let waiter = done_tx.clone();
+    std::thread::spawn(move || {
+        let _ = waiter.send(Event::Exit(child.wait()));
+    });
+    drop(done_tx);
+
+    // Until both pipes end and the child exits; after a signal, at most GRACE more.
+    let mut status = None;
+    let mut deadline: Option<Instant> = None;
+    while open > 0 || status.is_none() {
+        if deadline.is_none() && platform::received_signal().is_some() {
+            deadline = Some(Instant::now() + GRACE);
+        }
+        let wait = match deadline {
+            Some(d) if d <= Instant::now() => break,
+            Some(d) => d - Instant::now(),
+            None => POLL,
+        };
+        match done_rx.recv_timeout(wait.min(POLL)) {
+            Ok(Event::Eof) => open -= 1,
+            Ok(Event::Exit(s)) => status = Some(s),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
     let duration_ms = clock.elapsed().as_millis() as u64;
+    let cut = platform::received_signal();
+    let (child_exit, signal) = match status {
+        Some(Ok(s)) => (platform::exit_code(s), platform::signal_of(s)),
+        Some(Err(_)) | None => (1, None),
+    };
+    // Cut short, Lens reports its own death: the exit status a shell would show.
+    let exit = cut.map_or(child_exit, |s| 128 + s);
+    let [out, err] = caps.map(|c| capture::take(&c));
 
     let mut diagnostics = Vec::new();
     let config = load_config(&mut diagnostics);
@@ -104,62 +167,66 @@ fn run_cmd(r: RunArgs) -> i32 {
         .unwrap_or_default();
     let level = r.level.or(settings.level).unwrap_or(Level::Two);
     let budget = r.budget.or(settings.budget).unwrap_or(DEFAULT_BUDGET);
-
-    let req = Request {
-        argv: &argv,
-        stdout: &stdout,
-        stderr: &stderr,
+    let meta = |out: &Finished, err: &Finished| store::Meta {
+        argv: argv.clone(),
+        cwd: std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
         exit,
+        signal,
+        cut_short: cut,
+        start_ms: now_ms(started),
+        duration_ms,
+        stdout_bytes: out.bytes,
+        stderr_bytes: err.bytes,
+        stdout_lines: out.lines(),
+        stderr_lines: err.lines(),
     };
-    let start_ns = started
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let seed_time = start_ns.to_le_bytes();
-    let seed_pid = std::process::id().to_le_bytes();
-    let joined = argv.join("\0");
-    let seed: [&[u8]; 5] = [joined.as_bytes(), &seed_time, &seed_pid, &stdout, &stderr];
-    let provisional = Handle::derive(&seed, 0);
-    let opts = options(level, budget, Some(provisional), &settings);
-    let mut shown = guarded_view(&req, &opts, &mut diagnostics);
-    let mut handle = None;
-    let changed = shown.stdout[..] != stdout[..] || shown.stderr[..] != stderr[..];
-    if changed {
-        // The full output reaches the store before any of the view is printed.
-        let meta = store::Meta {
-            argv: argv.clone(),
-            cwd: std::env::current_dir()
-                .map(|d| d.display().to_string())
-                .unwrap_or_default(),
-            exit,
-            signal,
-            start_ms: now_ms(started),
-            duration_ms,
-            stdout_bytes: stdout.len() as u64,
-            stderr_bytes: stderr.len() as u64,
-            stdout_lines: store::count_lines(&stdout),
-            stderr_lines: store::count_lines(&stderr),
-        };
-        match store::save(&paths::store(), &seed, &meta, &stdout, &stderr) {
-            Ok(h) => {
-                if h != provisional {
-                    shown = guarded_view(
-                        &req,
-                        &options(level, budget, Some(h), &settings),
-                        &mut diagnostics,
-                    );
-                }
-                handle = Some(h);
+    let run = Run {
+        argv: &argv,
+        exit,
+        opts: options(level, budget, None, &settings),
+        cut,
+    };
+    let mut spill = shared.spill();
+    let stored_run = spill.run.take();
+    let failed = spill.failed.take();
+    drop(spill);
+    let (out, err) = (Finished::from(out), Finished::from(err));
+    let (bytes_out, handle) = match (failed, stored_run) {
+        (Some(why), run_dir) => {
+            // The store failed: nothing is elided, and what was not printed as it
+            // arrived is printed now.
+            diagnostics.push(format!("lens: {why}; the output is shown unfiltered"));
+            let shown = out.print_raw() + err.print_raw();
+            if let Some(d) = run_dir {
+                d.remove();
             }
-            Err(e) => {
-                diagnostics.push(format!(
-                    "lens: could not store the output in {} ({e}); it is shown unfiltered",
-                    paths::store().display()
-                ));
-                shown = view(&req, &options(level, budget, None, &settings));
+            print_cut(cut, None);
+            (shown, None)
+        }
+        (None, Some(run_dir)) => {
+            let h = run_dir.handle;
+            let stored = out
+                .finish_store(&run_dir)
+                .and_then(|()| err.finish_store(&run_dir))
+                .and_then(|()| run_dir.write_meta(&meta(&out, &err)));
+            match stored {
+                Ok(()) => (run.show_spilled(&out, &err, h, &mut diagnostics), Some(h)),
+                Err(e) => {
+                    diagnostics.push(format!(
+                        "lens: could not store the output in {} ({e}); it is shown unfiltered",
+                        paths::store().display()
+                    ));
+                    let shown = out.print_raw() + err.print_raw();
+                    run_dir.remove();
+                    print_cut(cut, None);
+                    (shown, None)
+                }
             }
         }
-    }
-    write_streams(&shown.stdout, &shown.stderr);
+        (None, None) => run.show_held(&out, &err, &seed, &meta(&out, &err), &mut diagnostics),
+    };
     // Diagnostics only after the child's output has been written and flushed.
     for d in &diagnostics {
         eprintln!("{d}");
@@ -173,16 +240,243 @@ fn run_cmd(r: RunArgs) -> i32 {
             passthrough: false,
             exit: Some(exit),
             dur_ms: Some(duration_ms),
-            bytes_in: Some((stdout.len() + stderr.len()) as u64),
-            bytes_out: Some(shown.len() as u64),
+            bytes_in: Some(out.bytes + err.bytes),
+            bytes_out: Some(bytes_out),
             handle: handle.map(|h| h.to_string()),
+            cut_short: cut,
         },
     );
-    if handle.is_some() {
+    if let Some(h) = handle {
         let caps = config.map(|c| c.store).unwrap_or_default();
-        store::maybe_prune(&paths::store(), &caps, SystemTime::now());
+        store::maybe_prune(&paths::store(), &caps, SystemTime::now(), Some(&h));
+    }
+    if cut.is_some() && status.is_none() {
+        // The child outlived the grace period: it ignored the signal. Lens exits
+        // now; the kernel's parent-death signal (Linux) or the child's next write
+        // to a closed pipe ends it.
+        let _ = child_id;
     }
     exit
+}
+
+/// How long Lens waits, after a signal, for the child to end and its pipes to
+/// close before it shows what it has.
+const GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
+/// How often the main thread looks for a caught signal while it waits.
+const POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// What the main thread waits for.
+enum Event {
+    Eof,
+    Exit(io::Result<std::process::ExitStatus>),
+}
+
+/// The seed a run's handle is derived from: what ran, when, in which process,
+/// and eight bytes of the OS's randomness, so no command can print a marker with
+/// its own run's handle in advance.
+fn run_seed(argv: &[String], started: SystemTime) -> Vec<u8> {
+    use std::hash::{BuildHasher, Hasher};
+    let mut seed = argv.join("\0").into_bytes();
+    let ns = started
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    seed.extend_from_slice(&ns.to_le_bytes());
+    seed.extend_from_slice(&std::process::id().to_le_bytes());
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    seed.extend_from_slice(&random.to_le_bytes());
+    seed
+}
+
+/// A stream once the child is done with it.
+struct Finished {
+    stream: Stream,
+    bytes: u64,
+    body: FinishedBody,
+}
+
+enum FinishedBody {
+    Memory(Vec<u8>),
+    Stored {
+        file: std::fs::File,
+        sample: lens_core::sample::Sample,
+    },
+    Printed,
+}
+
+impl From<Capture> for Finished {
+    fn from(c: Capture) -> Finished {
+        let body = match c.body {
+            capture::Body::Memory(b) => FinishedBody::Memory(b),
+            capture::Body::Stored { file, sampler } => FinishedBody::Stored {
+                file,
+                sample: (*sampler).finish(),
+            },
+            capture::Body::Printed => FinishedBody::Printed,
+        };
+        Finished {
+            stream: c.stream,
+            bytes: c.bytes,
+            body,
+        }
+    }
+}
+
+impl Finished {
+    fn lines(&self) -> u64 {
+        match &self.body {
+            FinishedBody::Memory(b) => store::count_lines(b),
+            FinishedBody::Stored { sample, .. } => sample.lines,
+            FinishedBody::Printed => 0,
+        }
+    }
+
+    /// Writes a stream still in memory to the run's directory (a stored one is
+    /// there already).
+    fn finish_store(&self, run: &store::RunDir) -> io::Result<()> {
+        match &self.body {
+            FinishedBody::Memory(b) => run.create_stream(self.stream.name())?.write_all(b),
+            FinishedBody::Stored { file, .. } => file.sync_data().or(Ok(())),
+            FinishedBody::Printed => Err(io::Error::other("the stream was printed unstored")),
+        }
+    }
+
+    /// What the pipeline reads of the stream.
+    fn input(&self) -> lens_core::Input<'_> {
+        let part = match &self.body {
+            FinishedBody::Memory(b) => std::str::from_utf8(b).ok().map(lens_core::Part::whole),
+            FinishedBody::Stored { sample, .. } => sample.part(),
+            FinishedBody::Printed => None,
+        };
+        lens_core::Input {
+            part,
+            raw_len: self.bytes,
+        }
+    }
+
+    /// Prints the stream as the child wrote it; returns the bytes printed now.
+    fn print_raw(&self) -> u64 {
+        match &self.body {
+            FinishedBody::Memory(b) => {
+                capture::print_to(self.stream, b);
+                b.len() as u64
+            }
+            FinishedBody::Stored { file, .. } => {
+                let mut f = file;
+                if f.seek(io::SeekFrom::Start(0)).is_ok() {
+                    capture::copy_to(f.take(self.bytes), self.stream);
+                }
+                self.bytes
+            }
+            FinishedBody::Printed => self.bytes,
+        }
+    }
+}
+
+/// The parts of a run every way of showing it needs.
+struct Run<'a> {
+    argv: &'a [String],
+    exit: i32,
+    opts: Options,
+    cut: Option<i32>,
+}
+
+impl Run<'_> {
+    /// Shows a run some of whose output went to the store as it arrived; returns
+    /// the bytes printed.
+    fn show_spilled(
+        &self,
+        out: &Finished,
+        err: &Finished,
+        handle: Handle,
+        diagnostics: &mut Vec<String>,
+    ) -> u64 {
+        let opts = Options {
+            handle: Some(handle),
+            ..self.opts.clone()
+        };
+        let (v_out, v_err, _) = guarded(diagnostics, (None, None, false), || {
+            lens_core::view_parts(self.argv, out.input(), err.input(), self.exit, &opts)
+        });
+        let mut shown = 0;
+        for (v, f) in [(v_out, out), (v_err, err)] {
+            shown += match v {
+                Some(text) => {
+                    capture::print_to(f.stream, text.as_bytes());
+                    text.len() as u64
+                }
+                None => f.print_raw(),
+            };
+        }
+        shown + print_cut(self.cut, Some(handle))
+    }
+
+    /// Shows a run held whole in memory: the view, stored first when it elides
+    /// anything (or the run was cut short); returns the bytes printed and the
+    /// handle.
+    fn show_held(
+        &self,
+        out: &Finished,
+        err: &Finished,
+        seed: &[u8],
+        meta: &store::Meta,
+        diagnostics: &mut Vec<String>,
+    ) -> (u64, Option<Handle>) {
+        let (FinishedBody::Memory(stdout), FinishedBody::Memory(stderr)) = (&out.body, &err.body)
+        else {
+            return (out.print_raw() + err.print_raw(), None);
+        };
+        let req = Request {
+            argv: self.argv,
+            stdout,
+            stderr,
+            exit: self.exit,
+        };
+        let content: [&[u8]; 3] = [seed, stdout, stderr];
+        let provisional = Handle::derive(&content, 0);
+        let with = |h: Option<Handle>| Options {
+            handle: h,
+            ..self.opts.clone()
+        };
+        let mut shown = guarded_view(&req, &with(Some(provisional)), diagnostics);
+        let changed = shown.stdout[..] != stdout[..] || shown.stderr[..] != stderr[..];
+        let mut handle = None;
+        if changed || self.cut.is_some() {
+            // The full output reaches the store before any of the view is printed.
+            match store::save(&paths::store(), &content, meta, stdout, stderr) {
+                Ok(h) => {
+                    if h != provisional {
+                        shown = guarded_view(&req, &with(Some(h)), diagnostics);
+                    }
+                    handle = Some(h);
+                }
+                Err(e) => {
+                    diagnostics.push(format!(
+                        "lens: could not store the output in {} ({e}); it is shown unfiltered",
+                        paths::store().display()
+                    ));
+                    shown = view(&req, &with(None));
+                }
+            }
+        }
+        write_streams(&shown.stdout, &shown.stderr);
+        let cut = print_cut(self.cut, handle);
+        (shown.len() as u64 + cut, handle)
+    }
+}
+
+/// Ends the view with the cut-short notice when a signal stopped the run;
+/// returns the bytes printed.
+fn print_cut(cut: Option<i32>, handle: Option<Handle>) -> u64 {
+    let Some(signum) = cut else { return 0 };
+    let notice = lens_core::CutShort {
+        signal: platform::signal_name(signum),
+        handle: handle.map(|h| h.to_string()),
+    };
+    let line = format!("{}\n", notice.render());
+    capture::print_to(Stream::Stderr, line.as_bytes());
+    line.len() as u64
 }
 
 /// The view, or the raw output if the filter fails: a bug in Lens must never cost
@@ -193,14 +487,20 @@ fn guarded_view<'a>(
     opts: &Options,
     diagnostics: &mut Vec<String>,
 ) -> lens_core::View<'a> {
-    guarded(req, diagnostics, || view(req, opts))
+    let raw = lens_core::View {
+        stdout: std::borrow::Cow::Borrowed(req.stdout),
+        stderr: std::borrow::Cow::Borrowed(req.stderr),
+        elided: false,
+    };
+    guarded(diagnostics, raw, || view(req, opts))
 }
 
-fn guarded<'a>(
-    req: &Request<'a>,
+/// Runs `filter`, or returns `raw` (with a one-line diagnostic) if it panics.
+fn guarded<T>(
     diagnostics: &mut Vec<String>,
-    filter: impl FnOnce() -> lens_core::View<'a> + std::panic::UnwindSafe,
-) -> lens_core::View<'a> {
+    raw: T,
+    filter: impl FnOnce() -> T + std::panic::UnwindSafe,
+) -> T {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let result = std::panic::catch_unwind(filter);
@@ -214,11 +514,7 @@ fn guarded<'a>(
         diagnostics.push(format!(
             "lens: the filter failed ({what}); the output is shown unfiltered; please report it"
         ));
-        lens_core::View {
-            stdout: std::borrow::Cow::Borrowed(req.stdout),
-            stderr: std::borrow::Cow::Borrowed(req.stderr),
-            elided: false,
-        }
+        raw
     })
 }
 
@@ -230,14 +526,6 @@ fn options(level: Level, budget: usize, handle: Option<Handle>, s: &Settings) ->
         keep: s.keep.clone(),
         drop: s.drop.clone(),
     }
-}
-
-fn read_all(pipe: Option<impl Read>) -> Vec<u8> {
-    let mut buf = Vec::new();
-    if let Some(mut p) = pipe {
-        let _ = p.read_to_end(&mut buf);
-    }
-    buf
 }
 
 fn write_streams(out: &[u8], err: &[u8]) {
@@ -273,12 +561,12 @@ fn spawn_failure(program: &str, e: &io::Error) -> i32 {
 /// printed after the child's output, and the run goes on with defaults.
 fn load_config(diagnostics: &mut Vec<String>) -> Option<Config> {
     let path = paths::config();
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
-        Err(e) => {
+    let text = match read_config(&path) {
+        Ok(Some(t)) => t,
+        Ok(None) => return None,
+        Err(why) => {
             diagnostics.push(format!(
-                "lens: cannot read config {} ({e}); using defaults",
+                "lens: config {} ignored: {why}; using defaults",
                 path.display()
             ));
             return None;
@@ -293,6 +581,42 @@ fn load_config(diagnostics: &mut Vec<String>) -> Option<Config> {
     }
 }
 
+/// The most config text Lens reads: a config is a few lines.
+const CONFIG_MAX: u64 = 1 << 20;
+
+/// The config's text, `None` when there is no config file. Only a regular file
+/// under `CONFIG_MAX` is read: a device or a FIFO named as the config would
+/// otherwise fill memory or hang the run.
+fn read_config(path: &std::path::Path) -> Result<Option<String>, String> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read it ({e})")),
+        Ok(m) if !m.is_file() => return Err("it is not a regular file".into()),
+        Ok(m) if m.len() > CONFIG_MAX => {
+            return Err(format!(
+                "it is {} bytes, over the 1 MiB a config may be",
+                m.len()
+            ))
+        }
+        Ok(_) => {}
+    }
+    // Checked again on the open file: the path may have changed in between.
+    let f = platform::open_nonblocking(path).map_err(|e| format!("cannot read it ({e})"))?;
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return Err("it is not a regular file".into());
+    }
+    let mut bytes = Vec::new();
+    f.take(CONFIG_MAX + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it ({e})"))?;
+    if bytes.len() as u64 > CONFIG_MAX {
+        return Err("it is over the 1 MiB a config may be".into());
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| "it is not UTF-8 text".into())
+}
+
 fn show_cmd(s: ShowArgs) -> i32 {
     let stored = match store::load(&paths::store(), &s.handle) {
         Ok(st) => st,
@@ -301,6 +625,16 @@ fn show_cmd(s: ShowArgs) -> i32 {
             return 1;
         }
     };
+    let code = show_stored(&s, &stored);
+    // A damaged meta.json is said after the output, which is intact.
+    if let Some(w) = &stored.meta_warning {
+        eprintln!("lens show: {w}");
+    }
+    code
+}
+
+fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
+    let open = |stream: Stream| stored.open(stream.name());
     if let Some((a, b)) = s.lines {
         if s.level != Level::Three {
             eprintln!(
@@ -308,12 +642,24 @@ fn show_cmd(s: ShowArgs) -> i32 {
             );
             return 2;
         }
-        let stream = s.stream.unwrap_or(Stream::Stdout);
-        let bytes = match stream {
-            Stream::Stdout => &stored.stdout,
-            Stream::Stderr => &stored.stderr,
+        // The stream asked for, else stdout unless only stderr has lines.
+        let stream = s.stream.unwrap_or_else(|| {
+            let empty =
+                |st: Stream| open(st).map_or(true, |f| f.metadata().map_or(true, |m| m.len() == 0));
+            if empty(Stream::Stdout) && !empty(Stream::Stderr) {
+                Stream::Stderr
+            } else {
+                Stream::Stdout
+            }
+        });
+        let file = match open(stream) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("lens show: {e}");
+                return 1;
+            }
         };
-        let total = store::count_lines(bytes);
+        let total = copy_lines(file, a, b);
         if u64::from(a) > total {
             eprintln!(
                 "lens show: {} has {total} lines; --lines {a}-{b} starts past the end",
@@ -321,7 +667,31 @@ fn show_cmd(s: ShowArgs) -> i32 {
             );
             return 1;
         }
-        write_streams(line_range(bytes, a, b), b"");
+        return 0;
+    }
+    let streams: Vec<Stream> = match s.stream {
+        Some(st) => vec![st],
+        None => vec![Stream::Stdout, Stream::Stderr],
+    };
+    // One stream asked for goes to stdout, so it can be piped; both go where the
+    // command wrote them.
+    let to = |st: Stream| {
+        if s.stream.is_some() {
+            Stream::Stdout
+        } else {
+            st
+        }
+    };
+    if s.level == Level::Three {
+        for st in streams {
+            match open(st) {
+                Ok(f) => capture::copy_to(f, to(st)),
+                Err(e) => {
+                    eprintln!("lens show: {e}");
+                    return 1;
+                }
+            }
+        }
         return 0;
     }
     let mut budget = s.budget.unwrap_or(DEFAULT_BUDGET);
@@ -331,40 +701,136 @@ fn show_cmd(s: ShowArgs) -> i32 {
             budget = c.settings(&stored.meta.argv).budget.unwrap_or(budget);
         }
     }
-    let req = Request {
-        argv: &stored.meta.argv,
-        stdout: &stored.stdout,
-        stderr: &stored.stderr,
-        exit: stored.meta.exit,
+    let mut read = Vec::new();
+    for st in [Stream::Stdout, Stream::Stderr] {
+        match open(st).and_then(|f| Reread::of(f, st)) {
+            Ok(r) => read.push(r),
+            Err(e) => {
+                eprintln!("lens show: {e}");
+                return 1;
+            }
+        }
+    }
+    let opts = Options {
+        budget,
+        ..Options::new(s.level, Handle::parse(&s.handle))
     };
-    let opts = Options::new(s.level, Handle::parse(&s.handle));
-    let opts = Options { budget, ..opts };
-    let v = view(&req, &opts);
-    match s.stream {
-        None => write_streams(&v.stdout, &v.stderr),
-        Some(Stream::Stdout) => write_streams(&v.stdout, b""),
-        Some(Stream::Stderr) => write_streams(&v.stderr, b""),
+    let (v_out, v_err, _) = lens_core::view_parts(
+        &stored.meta.argv,
+        read[0].input(),
+        read[1].input(),
+        stored.meta.exit,
+        &opts,
+    );
+    for (v, r) in [(v_out, &read[0]), (v_err, &read[1])] {
+        if !streams.contains(&r.stream) {
+            continue;
+        }
+        match v {
+            Some(text) => capture::print_to(to(r.stream), text.as_bytes()),
+            None => match open(r.stream) {
+                Ok(f) => capture::copy_to(f, to(r.stream)),
+                Err(e) => eprintln!("lens show: {e}"),
+            },
+        }
     }
     0
 }
 
-/// Raw lines `a..=b` (1-based) of a stream, with their newlines.
-fn line_range(bytes: &[u8], a: u32, b: u32) -> &[u8] {
-    let mut line = 1u32;
-    let mut start = if a == 1 { Some(0) } else { None };
-    for (i, &c) in bytes.iter().enumerate() {
-        if c != b'\n' {
-            continue;
+/// A stored stream read back for a view: whole when it is small enough to hold,
+/// else sampled as it was when it ran.
+struct Reread {
+    stream: Stream,
+    bytes: u64,
+    whole: Vec<u8>,
+    sample: Option<lens_core::sample::Sample>,
+}
+
+impl Reread {
+    fn of(mut f: std::fs::File, stream: Stream) -> Result<Reread, String> {
+        let fail = |e: io::Error| format!("cannot read the stored {}: {e}", stream.name());
+        let bytes = f.metadata().map_err(fail)?.len();
+        let limits = capture::Limits::DEFAULT;
+        let mut buf = vec![0u8; 256 << 10];
+        let mut whole = Vec::new();
+        let mut lines = 0;
+        let mut sampler: Option<lens_core::sample::Sampler> = None;
+        loop {
+            let n = match f.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(fail(e)),
+            };
+            let chunk = &buf[..n];
+            if let Some(s) = sampler.as_mut() {
+                s.push(chunk);
+                continue;
+            }
+            whole.extend_from_slice(chunk);
+            lines += lens_core::sample::count_newlines(chunk);
+            if whole.len() as u64 > limits.bytes || lines > limits.lines {
+                let mut s = lens_core::sample::Sampler::default();
+                s.push(&whole);
+                whole = Vec::new();
+                sampler = Some(s);
+            }
         }
-        if line == b {
-            return &bytes[start.unwrap_or(i + 1)..=i];
-        }
-        line += 1;
-        if line == a {
-            start = Some(i + 1);
+        Ok(Reread {
+            stream,
+            bytes,
+            whole,
+            sample: sampler.map(lens_core::sample::Sampler::finish),
+        })
+    }
+
+    fn input(&self) -> lens_core::Input<'_> {
+        let part = match &self.sample {
+            Some(s) => s.part(),
+            None => std::str::from_utf8(&self.whole)
+                .ok()
+                .map(lens_core::Part::whole),
+        };
+        lens_core::Input {
+            part,
+            raw_len: self.bytes,
         }
     }
-    start.map_or(&[][..], |s| &bytes[s.min(bytes.len())..])
+}
+
+/// Copies raw lines `a..=b` (1-based) of a stored stream to stdout, in bounded
+/// pieces; returns how many lines the stream has.
+fn copy_lines(mut f: impl Read, a: u32, b: u32) -> u64 {
+    let (a, b) = (u64::from(a), u64::from(b));
+    let mut buf = vec![0u8; 256 << 10];
+    let mut line = 1u64;
+    let mut partial = false;
+    loop {
+        let n = match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let chunk = &buf[..n];
+        let mut start = 0;
+        for (i, &c) in chunk.iter().enumerate() {
+            if c != b'\n' {
+                continue;
+            }
+            if (a..=b).contains(&line) {
+                capture::print_to(Stream::Stdout, &chunk[start..=i]);
+            }
+            line += 1;
+            start = i + 1;
+        }
+        partial = start < chunk.len();
+        if partial && (a..=b).contains(&line) {
+            capture::print_to(Stream::Stdout, &chunk[start..]);
+        }
+    }
+    // A last line without a newline counts.
+    line - 1 + u64::from(partial)
 }
 
 fn stats_cmd(json: bool) -> i32 {
@@ -409,7 +875,14 @@ mod tests {
             exit: 3,
         };
         let mut diags = Vec::new();
-        let v = guarded(&req, &mut diags, || panic!("index out of bounds"));
+        let raw = lens_core::View {
+            stdout: std::borrow::Cow::Borrowed(req.stdout),
+            stderr: std::borrow::Cow::Borrowed(req.stderr),
+            elided: false,
+        };
+        let v = guarded(&mut diags, raw, || -> lens_core::View {
+            panic!("index out of bounds")
+        });
         assert_eq!(&v.stdout[..], b"out\n");
         assert_eq!(&v.stderr[..], b"err\n");
         assert!(!v.elided);
@@ -423,12 +896,9 @@ mod tests {
     }
 
     #[test]
-    fn line_ranges_are_one_based_and_inclusive() {
-        let b = b"a\nb\nc\nd";
-        assert_eq!(line_range(b, 1, 1), b"a\n");
-        assert_eq!(line_range(b, 2, 3), b"b\nc\n");
-        assert_eq!(line_range(b, 3, 9), b"c\nd");
-        assert_eq!(line_range(b, 4, 4), b"d");
-        assert_eq!(line_range(b"a\nb\n", 2, 2), b"b\n");
+    fn line_ranges_count_every_line_wherever_the_reads_end() {
+        assert_eq!(copy_lines(&b"a\nb\nc\nd"[..], 9, 9), 4);
+        assert_eq!(copy_lines(&b"a\nb\n"[..], 9, 9), 2);
+        assert_eq!(copy_lines(&b""[..], 9, 9), 0);
     }
 }

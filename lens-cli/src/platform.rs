@@ -59,10 +59,12 @@ pub fn signal_of(_status: ExitStatus) -> Option<i32> {
 mod sig {
     use std::ffi::c_int;
 
+    pub const SIGHUP: c_int = 1;
     pub const SIGINT: c_int = 2;
     pub const SIGQUIT: c_int = 3;
+    pub const SIGKILL: c_int = 9;
+    pub const SIGTERM: c_int = 15;
     pub const SIG_DFL: usize = 0;
-    pub const SIG_IGN: usize = 1;
 
     // Layout assumption: a signal handler is pointer-sized, as `usize` is.
     const _: () =
@@ -70,57 +72,316 @@ mod sig {
 
     extern "C" {
         pub fn signal(signum: c_int, handler: usize) -> usize;
+        pub fn kill(pid: c_int, sig: c_int) -> c_int;
+        pub fn geteuid() -> u32;
     }
+
+    #[cfg(target_os = "linux")]
+    extern "C" {
+        pub fn prctl(option: c_int, arg2: std::ffi::c_ulong, ...) -> c_int;
+    }
+
+    #[cfg(target_os = "linux")]
+    pub const PR_SET_PDEATHSIG: c_int = 1;
 }
 
-/// While the child runs, a terminal's Ctrl-C or Ctrl-\ reaches the child (it is in
-/// the same process group) and Lens ignores it, so the child's death is reported as
-/// 128 + signum and what it wrote before dying is still stored and shown. Call after
-/// the child is spawned, so the child does not inherit the ignored disposition.
+/// The signals Lens catches while a child runs: a terminal's Ctrl-C and Ctrl-\,
+/// a hangup, and a polite kill (what `timeout` and most agents send).
 #[cfg(unix)]
-pub fn ignore_terminal_signals() {
-    for s in [sig::SIGINT, sig::SIGQUIT] {
-        // SAFETY: `signal` with SIG_IGN installs no Rust code as a handler; it only
-        // changes this process's disposition for a terminal signal, which is sound at
-        // any point, and no other code in this process relies on these signals.
+pub const CAUGHT: [i32; 4] = [sig::SIGHUP, sig::SIGINT, sig::SIGQUIT, sig::SIGTERM];
+
+/// The first signal caught, 0 while none.
+#[cfg(unix)]
+static RECEIVED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+/// Where caught signals go: the child's process group (negative), the child
+/// alone (positive), or nobody yet (0).
+#[cfg(unix)]
+static FORWARD_TO: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+#[cfg(unix)]
+extern "C" fn on_signal(signum: std::ffi::c_int) {
+    use std::sync::atomic::Ordering;
+    // Only atomics and `kill` here: both are async-signal-safe.
+    let _ = RECEIVED.compare_exchange(0, signum, Ordering::SeqCst, Ordering::SeqCst);
+    let target = FORWARD_TO.load(Ordering::SeqCst);
+    // A child that shares Lens's process group got a terminal's Ctrl-C or Ctrl-\
+    // from the terminal itself; sending it again would make it a double press.
+    let terminal = signum == sig::SIGINT || signum == sig::SIGQUIT;
+    if target < 0 || (target > 0 && !terminal) {
+        // SAFETY: `kill` is async-signal-safe and takes plain integers; the target
+        // is the child Lens spawned (or its group), never 0 or -1.
         unsafe {
-            sig::signal(s, sig::SIG_IGN);
+            sig::kill(target, signum);
         }
     }
 }
 
-/// Restores the default disposition of the terminal signals.
+/// Catches the signals in `CAUGHT` for the rest of the run: each is recorded
+/// (see [`received_signal`]) and forwarded to the child once one is named by
+/// [`forward_signals_to`]. Handlers are reset to the default in a child at exec,
+/// so this may be called before spawning.
 #[cfg(unix)]
-pub fn restore_terminal_signals() {
-    for s in [sig::SIGINT, sig::SIGQUIT] {
-        // SAFETY: as above; SIG_DFL restores the disposition the process started with.
+pub fn catch_signals() {
+    for s in CAUGHT {
+        // SAFETY: the handler only touches atomics and calls `kill`, both
+        // async-signal-safe; `signal` installs it with restartable system calls,
+        // so blocked reads in the reader threads are not cut short.
+        unsafe {
+            sig::signal(s, on_signal as extern "C" fn(std::ffi::c_int) as usize);
+        }
+    }
+}
+
+/// Restores the default disposition of the caught signals.
+#[cfg(unix)]
+pub fn restore_signals() {
+    for s in CAUGHT {
+        // SAFETY: SIG_DFL restores the disposition the process started with.
         unsafe {
             sig::signal(s, sig::SIG_DFL);
         }
     }
 }
 
-/// No terminal signals to ignore here.
-#[cfg(not(unix))]
-pub fn ignore_terminal_signals() {}
+/// Names the child that caught signals go to: its whole process group when it
+/// leads one, else the child alone. A signal caught before this is forwarded now.
+#[cfg(unix)]
+pub fn forward_signals_to(pid: u32, own_group: bool) {
+    use std::sync::atomic::Ordering;
+    let Ok(pid) = i32::try_from(pid) else { return };
+    if pid <= 0 {
+        return;
+    }
+    FORWARD_TO.store(if own_group { -pid } else { pid }, Ordering::SeqCst);
+    let early = RECEIVED.load(Ordering::SeqCst);
+    if early != 0 {
+        on_signal(early);
+    }
+}
 
-/// No terminal signals to restore here.
-#[cfg(not(unix))]
-pub fn restore_terminal_signals() {}
+/// The first signal caught, if any.
+#[cfg(unix)]
+pub fn received_signal() -> Option<i32> {
+    match RECEIVED.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
 
-/// Creates `dir` (and parents) readable only by this user.
+/// A signal's short name, for the view's notice.
+pub fn signal_name(signum: i32) -> String {
+    match signum {
+        1 => "SIGHUP".into(),
+        2 => "SIGINT".into(),
+        3 => "SIGQUIT".into(),
+        9 => "SIGKILL".into(),
+        13 => "SIGPIPE".into(),
+        15 => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
+}
+
+/// Sends SIGKILL to a child's process group (or the child alone).
+#[cfg(unix)]
+pub fn kill_child(pid: u32, own_group: bool) {
+    let Ok(pid) = i32::try_from(pid) else { return };
+    if pid > 0 {
+        // SAFETY: plain integers; the target is the child Lens spawned.
+        unsafe {
+            sig::kill(if own_group { -pid } else { pid }, sig::SIGKILL);
+        }
+    }
+}
+
+/// Makes the child lead its own process group, so a signal Lens forwards reaches
+/// everything the child started, and (on Linux) asks the kernel to send it SIGTERM
+/// if Lens dies without forwarding (killed outright).
+#[cfg(unix)]
+pub fn own_process_group(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0);
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: the closure runs in the child between fork and exec and calls
+        // only `prctl`, which is async-signal-safe; it allocates nothing.
+        unsafe {
+            cmd.pre_exec(|| {
+                sig::prctl(sig::PR_SET_PDEATHSIG, sig::SIGTERM as std::ffi::c_ulong);
+                Ok(())
+            });
+        }
+    }
+}
+
+/// No signals to catch here.
+#[cfg(not(unix))]
+pub fn catch_signals() {}
+
+/// No signals to restore here.
+#[cfg(not(unix))]
+pub fn restore_signals() {}
+
+/// No signals to forward here.
+#[cfg(not(unix))]
+pub fn forward_signals_to(_pid: u32, _own_group: bool) {}
+
+/// No signals here.
+#[cfg(not(unix))]
+pub fn received_signal() -> Option<i32> {
+    None
+}
+
+/// Kills the child.
+#[cfg(not(unix))]
+pub fn kill_child(_pid: u32, _own_group: bool) {}
+
+/// No process groups here.
+#[cfg(not(unix))]
+pub fn own_process_group(_cmd: &mut Command) {}
+
+/// Why a directory cannot hold Lens's private files, if it cannot: it must be a
+/// directory owned by this user that no one else can write to.
+#[cfg(unix)]
+pub fn unsafe_dir(dir: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let m = match std::fs::metadata(dir) {
+        Ok(m) => m,
+        Err(e) => return Some(e.to_string()),
+    };
+    if !m.is_dir() {
+        return Some("it is not a directory".into());
+    }
+    // SAFETY: geteuid takes nothing and cannot fail.
+    let me = unsafe { sig::geteuid() };
+    if m.uid() != me {
+        return Some(format!("it belongs to user {}, not to you ({me})", m.uid()));
+    }
+    if m.mode() & 0o022 != 0 {
+        return Some(format!(
+            "others can write to it (mode {:o})",
+            m.mode() & 0o777
+        ));
+    }
+    None
+}
+
+/// Ownership is a Unix notion here.
+#[cfg(not(unix))]
+pub fn unsafe_dir(_dir: &Path) -> Option<String> {
+    None
+}
+
+/// Creates `path` (which must not exist) for writing, readable only by this user,
+/// never through a symlink.
+#[cfg(unix)]
+pub fn create_private_file(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(O_NOFOLLOW)
+        .open(path)
+}
+
+/// Creates `path` (which must not exist) for writing.
+#[cfg(not(unix))]
+pub fn create_private_file(path: &Path) -> io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+/// Opens `path` for appending, creating it readable only by this user; fails on
+/// a symlink rather than writing where it points.
+#[cfg(unix)]
+pub fn open_private_append(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(O_NOFOLLOW)
+        .open(path)
+}
+
+/// Opens `path` for appending, creating it.
+#[cfg(not(unix))]
+pub fn open_private_append(path: &Path) -> io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+}
+
+/// Opens `path` for reading, never through a symlink and never blocking on a
+/// FIFO or a device (the caller checks it is a regular file).
+#[cfg(unix)]
+pub fn open_nofollow(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NOFOLLOW | O_NONBLOCK)
+        .open(path)
+}
+
+/// Opens `path` for reading.
+#[cfg(not(unix))]
+pub fn open_nofollow(path: &Path) -> io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+/// Opens `path` for reading (following a symlink, as dotfile managers use), never
+/// blocking on a FIFO or a device: the caller checks it is a regular file.
+#[cfg(unix)]
+pub fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NONBLOCK)
+        .open(path)
+}
+
+/// Opens `path` for reading.
+#[cfg(not(unix))]
+pub fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+// Open flags, per the kernel's headers: Linux numbers O_NOFOLLOW differently on
+// Arm than on x86 and RISC-V; the BSDs and macOS share theirs.
+#[cfg(all(
+    any(target_os = "linux", target_os = "android"),
+    any(target_arch = "aarch64", target_arch = "arm")
+))]
+const O_NOFOLLOW: i32 = 0o100_000;
+#[cfg(all(
+    any(target_os = "linux", target_os = "android"),
+    not(any(target_arch = "aarch64", target_arch = "arm"))
+))]
+const O_NOFOLLOW: i32 = 0o400_000;
+#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
+const O_NOFOLLOW: i32 = 0x0100;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const O_NONBLOCK: i32 = 0o4000;
+#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
+const O_NONBLOCK: i32 = 0x0004;
+
+/// Creates `dir` (and missing parents) readable only by this user. A directory
+/// that already exists is left as it is: its owner chose its mode, and the caller
+/// checks with [`unsafe_dir`] whether it will do.
 #[cfg(unix)]
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
-        .create(dir)?;
-    let mode = std::fs::metadata(dir)?.permissions().mode() & 0o777;
-    if mode != 0o700 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
+        .create(dir)
 }
 
 /// Creates `dir` (and parents).

@@ -4,11 +4,12 @@
 //! process, so there is no outcome to report and a placeholder would be a fabricated
 //! number in `lens stats`. Writing the log never fails the run.
 
-use std::fs::OpenOptions;
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+use crate::platform;
 
 /// One line of `runs.jsonl`.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
@@ -37,6 +38,9 @@ pub struct Record {
     /// Store handle, when the output was stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handle: Option<String>,
+    /// The signal that cut the run short, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_short: Option<i32>,
 }
 
 impl Record {
@@ -52,6 +56,7 @@ impl Record {
             bytes_in: None,
             bytes_out: None,
             handle: None,
+            cut_short: None,
         }
     }
 }
@@ -65,12 +70,27 @@ fn try_append(dir: &Path, record: &Record) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
     line.push(b'\n');
-    let mut f = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join("runs.jsonl"))?;
-    // One write call per record keeps concurrent appends from interleaving.
-    f.write_all(&line)
+    // Created 0600 (argv can hold secrets), and never through a symlink.
+    let mut f = platform::open_private_append(&dir.join("runs.jsonl"))?;
+    // A record cut short by a full disk ends without a newline; the next record
+    // must not be glued onto it, so it starts a line of its own.
+    let len = f.metadata()?.len();
+    if len > 0 {
+        let mut last = [0u8; 1];
+        f.seek(SeekFrom::Start(len - 1))?;
+        f.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            line.insert(0, b'\n');
+        }
+    }
+    // One write per record: appends are atomic per write, so concurrent runs do
+    // not interleave, and a write that fails part way is not retried into a
+    // second fragment.
+    let n = f.write(&line)?;
+    if n < line.len() {
+        return Err(std::io::Error::other("the run log took part of the record"));
+    }
+    Ok(())
 }
 
 /// Reads every record; returns them and the count of lines that did not parse.
@@ -119,18 +139,35 @@ mod tests {
             bytes_in: Some(100),
             bytes_out: Some(40),
             handle: Some("0000abcd".into()),
+            cut_short: None,
         };
         append(&dir, &r);
         std::fs::OpenOptions::new()
             .append(true)
             .open(dir.join("runs.jsonl"))
             .unwrap()
-            .write_all(b"{not json\n")
+            .write_all(b"{not json\n{\"ts_ms\":1,\"argv\":[\"cut by a full dis")
             .unwrap();
         append(&dir, &r);
         let (records, bad) = read(&dir).unwrap();
+        // The half-written record is one bad line; the record after it is whole.
         assert_eq!(records, vec![r.clone(), r]);
-        assert_eq!(bad, 1);
+        assert_eq!(bad, 2);
+        assert_eq!(platform::mode(&dir.join("runs.jsonl")), Some(0o600));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_log_is_not_written_through() {
+        let dir = std::env::temp_dir().join(format!("lens-runlog-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("elsewhere");
+        std::fs::write(&target, b"precious\n").unwrap();
+        std::os::unix::fs::symlink(&target, dir.join("runs.jsonl")).unwrap();
+        append(&dir, &Record::passthrough(0, vec!["x".into()], 2));
+        assert_eq!(std::fs::read(&target).unwrap(), b"precious\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

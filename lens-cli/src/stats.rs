@@ -160,6 +160,7 @@ mod tests {
             bytes_in: bytes.map(|b| b.0),
             bytes_out: bytes.map(|b| b.1),
             handle: None,
+            cut_short: None,
         }
     }
 

@@ -2,13 +2,21 @@
 //! directory per handle, holding `stdout`, `stderr` and `meta.json`.
 //!
 //! The directory's creation is the collision check: `create_dir` fails if the handle
-//! is taken, and the handle is derived again with another salt. Pruning (oldest first,
-//! past an age or a total size) runs at most once an hour, after the view is printed.
+//! is taken, and the handle is derived again with another salt. A large output is
+//! written here as it arrives ([`RunDir::create_stream`]); a small one after the
+//! child exits ([`save`]). Files are created exclusively and never through a
+//! symlink, and a store directory that someone else owns or can write to is refused:
+//! a store others can plant files in would let them choose what `lens show` prints.
+//!
+//! Pruning (oldest first, past an age or a total size) runs at most once an hour,
+//! after the view is printed, and never removes the run just printed or any run
+//! younger than an hour: a handle a reader was just shown must still open. A pruned
+//! handle is remembered in `pruned.log`, so `lens show` can say it was pruned.
 
-use std::fs;
-use std::io::{self, Write};
+use std::fs::{self, File};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use lens_core::config::StoreCaps;
 use lens_core::Handle;
@@ -17,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::platform;
 
 /// What `meta.json` records about a run.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
 pub struct Meta {
     /// The command line as typed.
     pub argv: Vec<String>,
@@ -27,6 +35,10 @@ pub struct Meta {
     pub exit: i32,
     /// The signal that ended the child, if any.
     pub signal: Option<i32>,
+    /// The signal that cut Lens's run short, if one did: the output stops where
+    /// the child was when it came.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_short: Option<i32>,
     /// Start time, milliseconds since the Unix epoch.
     pub start_ms: u64,
     /// Wall-clock duration in milliseconds.
@@ -41,23 +53,70 @@ pub struct Meta {
     pub stderr_lines: u64,
 }
 
-/// A stored run read back.
-pub struct Stored {
-    /// Its metadata.
-    pub meta: Meta,
-    /// The raw stdout.
-    pub stdout: Vec<u8>,
-    /// The raw stderr.
-    pub stderr: Vec<u8>,
-}
-
 /// Counts lines the way markers number them: a final line without a newline counts.
 pub fn count_lines(b: &[u8]) -> u64 {
-    let n = b.iter().filter(|&&c| c == b'\n').count() as u64;
+    let n = lens_core::sample::count_newlines(b);
     n + u64::from(!b.is_empty() && !b.ends_with(b"\n"))
 }
 
-/// Writes a run to the store under a fresh handle. `seed` identifies the run.
+/// The store root, created if missing; an error naming the fix when it is not a
+/// directory this user alone can write to.
+pub fn open_root(root: &Path) -> io::Result<()> {
+    platform::create_private_dir(root)?;
+    match platform::unsafe_dir(root) {
+        None => Ok(()),
+        Some(why) => Err(io::Error::other(format!(
+            "{} is refused as the store: {why}; point LENS_STORE at a directory of your own",
+            root.display()
+        ))),
+    }
+}
+
+/// A run's directory in the store, created empty.
+#[derive(Debug)]
+pub struct RunDir {
+    /// The run's handle.
+    pub handle: Handle,
+    /// Its directory.
+    pub dir: PathBuf,
+}
+
+impl RunDir {
+    /// Creates a fresh run directory; `seed` identifies the run.
+    pub fn create(root: &Path, seed: &[&[u8]]) -> io::Result<RunDir> {
+        open_root(root)?;
+        for salt in 0..64 {
+            let handle = Handle::derive(seed, salt);
+            let dir = root.join(handle.to_string());
+            match platform::create_new_private_dir(&dir) {
+                Ok(()) => return Ok(RunDir { handle, dir }),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(io::Error::other("no free handle after 64 tries"))
+    }
+
+    /// Creates one of the run's files (`stdout`, `stderr`) for writing.
+    pub fn create_stream(&self, name: &str) -> io::Result<File> {
+        platform::create_private_file(&self.dir.join(name))
+    }
+
+    /// Writes `meta.json`, last: a run without it is shown with what it holds.
+    pub fn write_meta(&self, meta: &Meta) -> io::Result<()> {
+        let json = serde_json::to_vec_pretty(meta).map_err(io::Error::other)?;
+        let mut f = platform::create_private_file(&self.dir.join("meta.json"))?;
+        f.write_all(&json)?;
+        f.flush()
+    }
+
+    /// Removes the run: it could not be stored whole.
+    pub fn remove(self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Writes a run held in memory to the store under a fresh handle.
 pub fn save(
     root: &Path,
     seed: &[&[u8]],
@@ -65,37 +124,19 @@ pub fn save(
     stdout: &[u8],
     stderr: &[u8],
 ) -> io::Result<Handle> {
-    platform::create_private_dir(root)?;
-    for salt in 0..64 {
-        let handle = Handle::derive(seed, salt);
-        let dir = root.join(handle.to_string());
-        match platform::create_new_private_dir(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
+    let run = RunDir::create(root, seed)?;
+    let written = (|| {
+        run.create_stream("stdout")?.write_all(stdout)?;
+        run.create_stream("stderr")?.write_all(stderr)?;
+        run.write_meta(meta)
+    })();
+    match written {
+        Ok(()) => Ok(run.handle),
+        Err(e) => {
+            run.remove();
+            Err(e)
         }
-        let written = write_all(&dir, meta, stdout, stderr);
-        if let Err(e) = written {
-            let _ = fs::remove_dir_all(&dir);
-            return Err(e);
-        }
-        return Ok(handle);
     }
-    Err(io::Error::other("no free handle after 64 tries"))
-}
-
-fn write_all(dir: &Path, meta: &Meta, stdout: &[u8], stderr: &[u8]) -> io::Result<()> {
-    write_file(&dir.join("stdout"), stdout)?;
-    write_file(&dir.join("stderr"), stderr)?;
-    let json = serde_json::to_vec_pretty(meta).map_err(io::Error::other)?;
-    // meta.json last: a run directory without it is incomplete and never read.
-    write_file(&dir.join("meta.json"), &json)
-}
-
-fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut f = fs::File::create(path)?;
-    f.write_all(bytes)?;
-    f.flush()
 }
 
 /// The directory of a handle given by a user, or an error naming the fix.
@@ -104,81 +145,240 @@ pub fn locate(root: &Path, handle: &str) -> Result<PathBuf, String> {
         format!("{handle:?} is not a handle; a handle is 8 lowercase hex digits, as printed in a marker")
     })?;
     let dir = root.join(h.to_string());
-    if dir.join("meta.json").is_file() {
-        Ok(dir)
-    } else {
-        Err(format!(
-            "no stored run {h} in {}; it may have been pruned, or LENS_STORE points elsewhere",
+    let is_run = fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir());
+    if is_run {
+        return Ok(dir);
+    }
+    if let Some(when) = pruned_at(root, &h) {
+        return Err(format!(
+            "run {h} was pruned from {} at {when} to keep the store under its caps; raise [store] max_bytes or max_age_days in the config to keep runs longer",
             root.display()
-        ))
+        ));
+    }
+    Err(format!(
+        "no stored run {h} in {}; check the handle, or whether LENS_STORE pointed elsewhere when it ran",
+        root.display()
+    ))
+}
+
+/// A stored run opened for reading: its metadata (defaults and a warning when
+/// `meta.json` is missing or damaged) and its two streams.
+pub struct Stored {
+    /// Its metadata.
+    pub meta: Meta,
+    /// Why the metadata is a stand-in, when it is.
+    pub meta_warning: Option<String>,
+    /// The run's directory.
+    pub dir: PathBuf,
+}
+
+impl Stored {
+    /// Opens one stream's file, never through a symlink.
+    pub fn open(&self, name: &str) -> Result<File, String> {
+        let path = self.dir.join(name);
+        let f = platform::open_nofollow(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let regular = f.metadata().is_ok_and(|m| m.is_file());
+        if !regular {
+            return Err(format!("{} is not a regular file", path.display()));
+        }
+        Ok(f)
+    }
+
+    /// Reads one stream whole.
+    #[cfg(test)]
+    pub fn read(&self, name: &str) -> Result<Vec<u8>, String> {
+        let mut f = self.open(name)?;
+        let mut v = Vec::new();
+        f.read_to_end(&mut v)
+            .map_err(|e| format!("cannot read {}: {e}", self.dir.join(name).display()))?;
+        Ok(v)
     }
 }
 
-/// Reads a stored run.
+/// Opens a stored run. The streams are the record; `meta.json` only describes
+/// them, so a damaged one costs the description, not the output.
 pub fn load(root: &Path, handle: &str) -> Result<Stored, String> {
     let dir = locate(root, handle)?;
-    let read = |name: &str| {
-        fs::read(dir.join(name))
-            .map_err(|e| format!("cannot read {}: {e}", dir.join(name).display()))
+    let path = dir.join("meta.json");
+    let text = platform::open_nofollow(&path).and_then(|mut f| {
+        let mut v = Vec::new();
+        Read::by_ref(&mut f).take(1 << 20).read_to_end(&mut v)?;
+        Ok(v)
+    });
+    let (meta, meta_warning) = match text.map(|t| serde_json::from_slice::<Meta>(&t)) {
+        Ok(Ok(m)) => (m, None),
+        Ok(Err(e)) => (
+            Meta::default(),
+            Some(format!(
+                "{} is damaged ({e}); the streams are shown as stored",
+                path.display()
+            )),
+        ),
+        Err(e) => (
+            Meta::default(),
+            Some(format!(
+                "cannot read {} ({e}); the streams are shown as stored",
+                path.display()
+            )),
+        ),
     };
-    let meta: Meta = serde_json::from_slice(&read("meta.json")?).map_err(|e| {
-        format!(
-            "{} is damaged ({e}); the run cannot be shown",
-            dir.join("meta.json").display()
-        )
-    })?;
     Ok(Stored {
         meta,
-        stdout: read("stdout")?,
-        stderr: read("stderr")?,
+        meta_warning,
+        dir,
     })
 }
 
 const PRUNE_STAMP: &str = ".pruned";
+const PRUNED_LOG: &str = "pruned.log";
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
+/// Runs younger than this are never pruned: their handles were just printed.
+pub const GRACE: Duration = Duration::from_secs(3600);
+/// `pruned.log` is cut to its newer half past this size.
+const PRUNED_LOG_MAX: u64 = 256 << 10;
 
 /// Prunes when the last prune is more than an hour old. Errors are swallowed: the
-/// store is a convenience of the run, never a reason for it to fail.
-pub fn maybe_prune(root: &Path, caps: &StoreCaps, now: SystemTime) {
+/// store is a convenience of the run, never a reason for it to fail. `current` is
+/// the run just printed, which is never pruned.
+pub fn maybe_prune(root: &Path, caps: &StoreCaps, now: SystemTime, current: Option<&Handle>) {
+    if platform::unsafe_dir(root).is_some() {
+        return;
+    }
     let stamp = root.join(PRUNE_STAMP);
-    let due = fs::metadata(&stamp)
+    let due = fs::symlink_metadata(&stamp)
         .and_then(|m| m.modified())
         .map(|t| now.duration_since(t).unwrap_or_default() >= PRUNE_EVERY)
         .unwrap_or(true);
-    if due {
-        let _ = fs::write(&stamp, b"");
-        prune(root, caps, now);
+    if due && touch(&stamp, now).is_ok() {
+        prune(root, caps, now, current);
     }
 }
 
-/// Removes runs older than the age cap, then the oldest until under the size cap.
-pub fn prune(root: &Path, caps: &StoreCaps, now: SystemTime) {
+/// Sets the stamp's time, creating it; never writes through a symlink.
+fn touch(stamp: &Path, now: SystemTime) -> io::Result<()> {
+    let f = match platform::create_private_file(stamp) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            let m = fs::symlink_metadata(stamp)?;
+            if !m.is_file() {
+                return Err(io::Error::other("the prune stamp is not a regular file"));
+            }
+            platform::open_private_append(stamp)?
+        }
+        Err(e) => return Err(e),
+    };
+    f.set_modified(now)
+}
+
+/// Removes runs older than the age cap, then the oldest until under the size cap,
+/// sparing `current` and every run younger than [`GRACE`].
+pub fn prune(root: &Path, caps: &StoreCaps, now: SystemTime, current: Option<&Handle>) {
     let Ok(entries) = fs::read_dir(root) else {
         return;
     };
-    let mut runs: Vec<(SystemTime, u64, PathBuf)> = entries
+    let current = current.map(|h| h.to_string());
+    let mut runs: Vec<(SystemTime, u64, String)> = entries
         .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_str().and_then(Handle::parse).is_some())
         .filter_map(|e| {
-            let path = e.path();
-            let modified = fs::metadata(&path).and_then(|m| m.modified()).ok()?;
+            let name = e.file_name().to_str()?.to_string();
+            Handle::parse(&name)?;
+            let m = fs::symlink_metadata(e.path()).ok()?;
+            if !m.is_dir() {
+                return None;
+            }
             let size: u64 = ["stdout", "stderr", "meta.json"]
                 .iter()
-                .filter_map(|f| fs::metadata(path.join(f)).ok())
+                .filter_map(|f| fs::symlink_metadata(e.path().join(f)).ok())
                 .map(|m| m.len())
                 .sum();
-            Some((modified, size, path))
+            Some((m.modified().ok()?, size, name))
         })
         .collect();
     runs.sort();
     let max_age = Duration::from_secs(caps.max_age_days.saturating_mul(86_400));
     let mut total: u64 = runs.iter().map(|r| r.1).sum();
-    for (modified, size, path) in runs {
-        let old = now.duration_since(modified).unwrap_or_default() > max_age;
-        if (old || total > caps.max_bytes) && fs::remove_dir_all(&path).is_ok() {
+    let mut pruned = Vec::new();
+    for (modified, size, name) in runs {
+        let age = now.duration_since(modified).unwrap_or_default();
+        let spared = age < GRACE || current.as_deref() == Some(name.as_str());
+        if spared || (age <= max_age && total <= caps.max_bytes) {
+            continue;
+        }
+        if fs::remove_dir_all(root.join(&name)).is_ok() {
             total = total.saturating_sub(size);
+            pruned.push(name);
         }
     }
+    if !pruned.is_empty() {
+        remember_pruned(root, &pruned, now);
+    }
+}
+
+fn remember_pruned(root: &Path, names: &[String], now: SystemTime) {
+    let secs = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let path = root.join(PRUNED_LOG);
+    let Ok(mut f) = platform::open_private_append(&path) else {
+        return;
+    };
+    let text: String = names.iter().map(|n| format!("{n} {secs}\n")).collect();
+    let _ = f.write_all(text.as_bytes());
+    // Keep the newer half once the log outgrows its cap.
+    let too_big = f.metadata().is_ok_and(|m| m.len() > PRUNED_LOG_MAX);
+    if too_big {
+        let mut all = Vec::new();
+        if f.seek(SeekFrom::Start(0)).is_ok() && f.read_to_end(&mut all).is_ok() {
+            let half = all.len() / 2;
+            let cut = all[half..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(all.len(), |p| half + p + 1);
+            let fresh = root.join(format!("{PRUNED_LOG}.new"));
+            let _ = fs::remove_file(&fresh);
+            if let Ok(mut n) = platform::create_private_file(&fresh) {
+                if n.write_all(&all[cut..]).is_ok() {
+                    let _ = fs::rename(&fresh, &path);
+                }
+            }
+        }
+    }
+}
+
+/// When `h` was pruned, if `pruned.log` says so (UTC, to the minute).
+fn pruned_at(root: &Path, h: &Handle) -> Option<String> {
+    let mut f = platform::open_nofollow(&root.join(PRUNED_LOG)).ok()?;
+    let mut text = String::new();
+    Read::by_ref(&mut f)
+        .take(PRUNED_LOG_MAX * 2)
+        .read_to_string(&mut text)
+        .ok()?;
+    let name = h.to_string();
+    let secs: u64 = text
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(&name)?.strip_prefix(' ')?.parse().ok())?;
+    Some(utc_minute(secs))
+}
+
+/// `YYYY-MM-DD HH:MM UTC` for seconds since the epoch (the civil-from-days
+/// algorithm, proleptic Gregorian).
+pub fn utc_minute(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60
+    )
 }
 
 #[cfg(test)]
@@ -196,14 +396,16 @@ mod tests {
             argv: vec!["x".into()],
             cwd: "/".into(),
             exit: 3,
-            signal: None,
             start_ms: 1,
             duration_ms: 2,
             stdout_bytes: 3,
-            stderr_bytes: 0,
             stdout_lines: 1,
-            stderr_lines: 0,
+            ..Meta::default()
         }
+    }
+
+    fn read(root: &Path, h: &Handle, name: &str) -> Vec<u8> {
+        load(root, &h.to_string()).unwrap().read(name).unwrap()
     }
 
     #[test]
@@ -212,11 +414,16 @@ mod tests {
         let a = save(&root, &[b"same"], &meta(), b"out", b"err\xff").unwrap();
         let b = save(&root, &[b"same"], &meta(), b"out2", b"").unwrap();
         assert_ne!(a, b);
+        assert_eq!(read(&root, &a, "stdout"), b"out");
+        assert_eq!(read(&root, &a, "stderr"), b"err\xff");
         let s = load(&root, &a.to_string()).unwrap();
-        assert_eq!(s.stdout, b"out");
-        assert_eq!(s.stderr, b"err\xff");
         assert_eq!(s.meta, meta());
+        assert!(s.meta_warning.is_none());
         assert_eq!(platform::mode(&root.join(a.to_string())), Some(0o700));
+        assert_eq!(
+            platform::mode(&root.join(a.to_string()).join("stdout")),
+            Some(0o600)
+        );
         fs::remove_dir_all(&root).unwrap();
     }
 
@@ -239,26 +446,97 @@ mod tests {
         fs::remove_file(&root).unwrap();
     }
 
+    #[cfg(unix)]
     #[test]
-    fn prunes_oldest_first_past_the_size_cap() {
+    fn a_store_others_can_write_to_is_refused_and_left_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tmp("shared");
+        fs::create_dir_all(&root).unwrap();
+        fs::set_permissions(&root, fs::Permissions::from_mode(0o777)).unwrap();
+        let e = save(&root, &[b"x"], &meta(), b"a", b"").unwrap_err();
+        assert!(e.to_string().contains("others can write to it"), "{e}");
+        assert_eq!(platform::mode(&root), Some(0o777));
+        assert_eq!(fs::read_dir(&root).unwrap().count(), 0);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// Sets a run's directory time, as if it had been written `ago` before now.
+    fn age(root: &Path, h: &Handle, ago: Duration) {
+        let t = SystemTime::now() - ago;
+        let d = File::open(root.join(h.to_string())).unwrap();
+        d.set_modified(t).unwrap();
+    }
+
+    #[test]
+    fn prunes_oldest_first_past_the_size_cap_sparing_young_and_current_runs() {
         let root = tmp("prune");
         let big = vec![b'x'; 1000];
-        let first = save(&root, &[b"1"], &meta(), &big, b"").unwrap();
-        std::thread::sleep(Duration::from_millis(20));
-        let second = save(&root, &[b"2"], &meta(), &big, b"").unwrap();
+        let old = save(&root, &[b"1"], &meta(), &big, b"").unwrap();
+        let older = save(&root, &[b"2"], &meta(), &big, b"").unwrap();
+        let young = save(&root, &[b"3"], &meta(), &big, b"").unwrap();
+        let current = save(&root, &[b"4"], &meta(), &big, b"").unwrap();
+        age(&root, &older, Duration::from_secs(3 * 3600));
+        age(&root, &old, Duration::from_secs(2 * 3600));
+        age(&root, &current, Duration::from_secs(5 * 3600));
         let caps = StoreCaps {
-            max_bytes: 1500,
+            max_bytes: 2500,
             max_age_days: 7,
         };
-        prune(&root, &caps, SystemTime::now());
-        assert!(load(&root, &first.to_string()).is_err());
-        assert!(load(&root, &second.to_string()).is_ok());
+        prune(&root, &caps, SystemTime::now(), Some(&current));
+        // The oldest that is neither young nor current goes first, until the
+        // total fits; the young run and the current one stay even over the cap.
+        assert!(load(&root, &older.to_string()).is_err());
+        assert!(load(&root, &old.to_string()).is_err());
+        assert!(load(&root, &young.to_string()).is_ok());
+        assert!(load(&root, &current.to_string()).is_ok());
+        let e = load(&root, &older.to_string()).err().unwrap();
+        assert!(e.contains("was pruned"), "{e}");
         let caps = StoreCaps {
             max_bytes: u64::MAX,
             max_age_days: 0,
         };
-        prune(&root, &caps, SystemTime::now() + Duration::from_secs(10));
-        assert!(load(&root, &second.to_string()).is_err());
+        prune(
+            &root,
+            &caps,
+            SystemTime::now() + Duration::from_secs(7200),
+            None,
+        );
+        assert!(load(&root, &young.to_string()).is_err());
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_stamp_symlink_is_not_followed() {
+        let root = tmp("stamp");
+        save(&root, &[b"1"], &meta(), b"x", b"").unwrap();
+        let target = tmp("stamp-target");
+        fs::write(&target, b"precious").unwrap();
+        std::os::unix::fs::symlink(&target, root.join(PRUNE_STAMP)).unwrap();
+        let caps = StoreCaps {
+            max_bytes: 0,
+            max_age_days: 0,
+        };
+        maybe_prune(&root, &caps, SystemTime::now(), None);
+        assert_eq!(fs::read(&target).unwrap(), b"precious");
+        fs::remove_dir_all(&root).unwrap();
+        fs::remove_file(&target).unwrap();
+    }
+
+    #[test]
+    fn a_damaged_meta_costs_the_description_not_the_output() {
+        let root = tmp("meta");
+        let h = save(&root, &[b"1"], &meta(), b"out\n", b"err\n").unwrap();
+        let path = root.join(h.to_string()).join("meta.json");
+        let json = fs::read(&path).unwrap();
+        fs::write(&path, &json[..json.len() / 2]).unwrap();
+        let s = load(&root, &h.to_string()).unwrap();
+        assert!(s.meta_warning.as_deref().unwrap().contains("is damaged"));
+        assert_eq!(s.read("stdout").unwrap(), b"out\n");
+        fs::remove_file(&path).unwrap();
+        let s = load(&root, &h.to_string()).unwrap();
+        assert!(s.meta_warning.as_deref().unwrap().contains("cannot read"));
+        assert_eq!(s.read("stderr").unwrap(), b"err\n");
         fs::remove_dir_all(&root).unwrap();
     }
 
@@ -267,5 +545,12 @@ mod tests {
         assert_eq!(count_lines(b""), 0);
         assert_eq!(count_lines(b"a\n"), 1);
         assert_eq!(count_lines(b"a\nb"), 2);
+    }
+
+    #[test]
+    fn utc_minutes() {
+        assert_eq!(utc_minute(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc_minute(951_782_400), "2000-02-29 00:00 UTC");
+        assert_eq!(utc_minute(1_795_000_000), "2026-11-18 11:06 UTC");
     }
 }

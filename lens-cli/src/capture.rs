@@ -1,0 +1,299 @@
+//! Capture: the child's two streams, each read on its own thread as it arrives.
+//!
+//! A stream is held in memory while both streams together stay under
+//! [`Limits::DEFAULT`]; that is the common case, and then the whole output goes
+//! through the full pipeline. Past the limit, the stream that crossed it is written
+//! to the store as it arrives and only a [`Sampler`]'s bounded sample of it stays in
+//! memory, so a gigabyte of output costs what a few megabytes do. If the store
+//! cannot take it (a full disk, a refused store), nothing of that run is elided:
+//! the stream is printed as it arrives, after what the store already held.
+//!
+//! The readers share each stream's state with the main thread, which can abandon
+//! a reader that never reaches the end of its pipe (a grandchild that kept it open
+//! after a signal) and still use everything read so far.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use lens_core::sample::{count_newlines, Sampler};
+use lens_core::Stream;
+
+use crate::store::RunDir;
+
+/// How much output is held in memory, both streams together, before a stream
+/// goes to the store as it arrives. The full pipeline annotates every line it
+/// holds (about 70 bytes each) besides the bytes: these bound what it is given.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Bytes held.
+    pub bytes: u64,
+    /// Lines held.
+    pub lines: u64,
+}
+
+impl Limits {
+    /// 8 MiB and 128 Ki lines.
+    pub const DEFAULT: Limits = Limits {
+        bytes: 8 << 20,
+        lines: 128 << 10,
+    };
+}
+
+/// Where a stream's bytes went.
+pub enum Body {
+    /// All of it, in memory.
+    Memory(Vec<u8>),
+    /// Into the run's store file as it arrived; the sample is what is held.
+    Stored {
+        /// The store file, open for reading back.
+        file: File,
+        /// The sample of the stream.
+        sampler: Box<Sampler>,
+    },
+    /// The store could not take it: printed as it arrived.
+    Printed,
+}
+
+/// One stream's capture.
+pub struct Capture {
+    /// Which stream.
+    pub stream: Stream,
+    /// Where its bytes are.
+    pub body: Body,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Lines counted while held in memory (subtracted from the shared count when
+    /// the stream goes to the store).
+    held_lines: u64,
+    /// The pipe reached its end.
+    pub eof: bool,
+    /// The main thread took the capture before the end: the reader stops.
+    abandoned: bool,
+}
+
+/// What both readers share: the memory held, and the run's store directory once
+/// a stream needs it.
+pub struct Shared {
+    limits: Limits,
+    held_bytes: AtomicU64,
+    held_lines: AtomicU64,
+    spill: Mutex<Spill>,
+}
+
+/// The run directory of a spilled run, made on first need.
+pub struct Spill {
+    root: PathBuf,
+    seed: Vec<u8>,
+    /// The run's directory, once made.
+    pub run: Option<RunDir>,
+    /// Why the store could not take the output, once it could not.
+    pub failed: Option<String>,
+}
+
+impl Shared {
+    /// State for one run: `seed` names it, `root` is the store.
+    pub fn new(limits: Limits, root: PathBuf, seed: Vec<u8>) -> Arc<Shared> {
+        Arc::new(Shared {
+            limits,
+            held_bytes: AtomicU64::new(0),
+            held_lines: AtomicU64::new(0),
+            spill: Mutex::new(Spill {
+                root,
+                seed,
+                run: None,
+                failed: None,
+            }),
+        })
+    }
+
+    /// The spill state.
+    pub fn spill(&self) -> MutexGuard<'_, Spill> {
+        self.spill.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Spill {
+    /// The run's directory, made now if it does not exist yet.
+    pub fn run_dir(&mut self) -> io::Result<&RunDir> {
+        if let Some(why) = &self.failed {
+            return Err(io::Error::other(why.clone()));
+        }
+        if self.run.is_none() {
+            match RunDir::create(&self.root, &[&self.seed]) {
+                Ok(r) => self.run = Some(r),
+                Err(e) => {
+                    self.fail(&e);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(self.run.as_ref().expect("just made"))
+    }
+
+    /// Records the first reason the store failed.
+    pub fn fail(&mut self, e: &io::Error) {
+        if self.failed.is_none() {
+            let root = self.root.display();
+            self.failed = Some(format!("could not store the output in {root} ({e})"));
+        }
+    }
+}
+
+impl Capture {
+    /// An empty capture of `stream`.
+    pub fn new(stream: Stream) -> Capture {
+        Capture {
+            stream,
+            body: Body::Memory(Vec::new()),
+            bytes: 0,
+            held_lines: 0,
+            eof: false,
+            abandoned: false,
+        }
+    }
+
+    /// Takes the next bytes of the stream.
+    pub fn take(&mut self, chunk: &[u8], shared: &Shared) {
+        let before = self.bytes;
+        self.bytes += chunk.len() as u64;
+        match &mut self.body {
+            Body::Memory(buf) => {
+                buf.extend_from_slice(chunk);
+                let lines = count_newlines(chunk);
+                self.held_lines += lines;
+                let n = chunk.len() as u64;
+                let bytes = shared.held_bytes.fetch_add(n, Ordering::SeqCst) + n;
+                let lines = shared.held_lines.fetch_add(lines, Ordering::SeqCst) + lines;
+                if bytes > shared.limits.bytes || lines > shared.limits.lines {
+                    self.spill(shared);
+                }
+            }
+            Body::Stored { file, sampler } => match file.write_all(chunk) {
+                Ok(()) => sampler.push(chunk),
+                Err(e) => {
+                    shared.spill().fail(&e);
+                    self.print_stored(before);
+                    print_to(self.stream, chunk);
+                    self.body = Body::Printed;
+                }
+            },
+            Body::Printed => print_to(self.stream, chunk),
+        }
+    }
+
+    /// Moves the stream from memory to the store; past this point it is written
+    /// as it arrives. If the store cannot take it, it is printed instead.
+    fn spill(&mut self, shared: &Shared) {
+        let Body::Memory(buf) = std::mem::replace(&mut self.body, Body::Printed) else {
+            return;
+        };
+        shared
+            .held_bytes
+            .fetch_sub(buf.len() as u64, Ordering::SeqCst);
+        shared
+            .held_lines
+            .fetch_sub(self.held_lines, Ordering::SeqCst);
+        self.held_lines = 0;
+        let mut spill = shared.spill();
+        let opened = spill
+            .run_dir()
+            .and_then(|run| run.create_stream(self.stream.name()));
+        let written = opened.and_then(|mut f| f.write_all(&buf).map(|()| f));
+        match written {
+            Ok(file) => {
+                let mut sampler = Box::<Sampler>::default();
+                sampler.push(&buf);
+                self.body = Body::Stored { file, sampler };
+            }
+            Err(e) => {
+                spill.fail(&e);
+                drop(spill);
+                print_to(self.stream, &buf);
+            }
+        }
+    }
+
+    /// Prints the first `len` bytes of the store file (what it took before it
+    /// failed), so the stream printed from here on is whole.
+    fn print_stored(&mut self, len: u64) {
+        if let Body::Stored { file, .. } = &mut self.body {
+            if file.seek(SeekFrom::Start(0)).is_ok() {
+                copy_to(file.take(len), self.stream);
+            }
+        }
+    }
+}
+
+/// Reads `pipe` to its end into `cap`, then calls `done` (not when abandoned).
+pub fn read_into(
+    mut pipe: impl Read,
+    cap: Arc<Mutex<Capture>>,
+    shared: Arc<Shared>,
+    done: impl FnOnce(Stream),
+) {
+    let mut buf = vec![0u8; 128 << 10];
+    let stream = lock(&cap).stream;
+    loop {
+        let n = match pipe.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => 0,
+        };
+        let mut c = lock(&cap);
+        if c.abandoned {
+            return;
+        }
+        if n == 0 {
+            c.eof = true;
+            break;
+        }
+        c.take(&buf[..n], &shared);
+    }
+    done(stream);
+}
+
+/// Takes a capture from its reader, finished or not: a reader still running stops
+/// at its next read, and what it had read stays.
+pub fn take(cap: &Arc<Mutex<Capture>>) -> Capture {
+    let mut c = lock(cap);
+    c.abandoned = true;
+    let stream = c.stream;
+    std::mem::replace(&mut *c, Capture::new(stream))
+}
+
+fn lock(cap: &Arc<Mutex<Capture>>) -> MutexGuard<'_, Capture> {
+    cap.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Writes bytes to Lens's own stdout or stderr; a closed pipe is not Lens's
+/// failure, so write errors are ignored.
+pub fn print_to(stream: Stream, bytes: &[u8]) {
+    match stream {
+        Stream::Stdout => {
+            let mut o = io::stdout().lock();
+            let _ = o.write_all(bytes);
+            let _ = o.flush();
+        }
+        Stream::Stderr => {
+            let mut e = io::stderr().lock();
+            let _ = e.write_all(bytes);
+            let _ = e.flush();
+        }
+    }
+}
+
+/// Copies a reader to Lens's stdout or stderr in bounded pieces.
+pub fn copy_to(mut from: impl Read, stream: Stream) {
+    let mut buf = vec![0u8; 256 << 10];
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => print_to(stream, &buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! The promise under real conditions, at sizes a test can afford: pruning never
+//! takes a run just printed, memory stays bounded whatever the output, a signal
+//! still shows and stores what was captured, redraws never hide an error, and
+//! hostile or damaged files cost nothing but a one-line notice. The large sizes
+//! are measured by `lens-bench reliability` (results/reliability.json).
+
+mod common;
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{handle_in, Sandbox};
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Ages a stored run, as if written `hours` ago.
+fn age(sb: &Sandbox, handle: &str, hours: u64) {
+    let t = std::time::SystemTime::now() - Duration::from_secs(hours * 3600);
+    let dir = std::fs::File::open(sb.store().join(handle)).unwrap();
+    dir.set_modified(t).unwrap();
+}
+
+#[test]
+fn pruning_spares_the_run_just_printed_and_says_what_it_pruned() {
+    let sb = Sandbox::new();
+    common::write(&sb.config(), b"[store]\nmax_bytes = \"1k\"\n");
+    let first = sb.run(&["seq", "1", "10000"]);
+    let h1 = handle_in(&first.stdout).unwrap();
+    // The run just printed is over the cap on its own, and still there.
+    assert_eq!(sb.run(&["show", &h1]).status.code(), Some(0));
+    // An hour later, and the prune stamp old: the next run prunes the first.
+    age(&sb, &h1, 2);
+    let stamp = std::fs::File::options()
+        .write(true)
+        .open(sb.store().join(".pruned"))
+        .unwrap();
+    stamp
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(7200))
+        .unwrap();
+    let second = sb.run(&["seq", "1", "10001"]);
+    let h2 = handle_in(&second.stdout).unwrap();
+    let shown = sb.run(&["show", &h2]);
+    assert_eq!(shown.status.code(), Some(0));
+    assert_eq!(shown.stdout.len(), second_len());
+    let gone = sb.run(&["show", &h1]);
+    assert_eq!(gone.status.code(), Some(1));
+    let e = text(&gone.stderr);
+    assert!(e.contains("was pruned") && e.lines().count() == 1, "{e}");
+}
+
+fn second_len() -> usize {
+    (1..=10001).map(|i: u32| i.to_string().len() + 1).sum()
+}
+
+/// Lens under an address-space limit far below the output: it must stream.
+#[cfg(target_os = "linux")]
+#[test]
+fn memory_stays_bounded_past_the_limit_and_the_store_is_byte_identical() {
+    let sb = Sandbox::new();
+    let lens = env!("CARGO_BIN_EXE_lens");
+    // 64 MB of short lines, an error on the last line, in 400 MiB of address
+    // space (each thread's allocator arena reserves 64 MiB of it): holding the
+    // output as Lens once did, some 70 bytes per line besides the line, cannot fit.
+    let script = "yes 'record ok' | head -c 64000000; echo 'error: the last line'";
+    let out = Command::new("sh")
+        .env("LENS_STORE", sb.store())
+        .env("LENS_LOG_DIR", sb.log_dir())
+        .env("LENS_CONFIG", sb.config())
+        .env("LENS_BIN", lens)
+        .args([
+            "-c",
+            &format!("ulimit -v 409600; exec \"$LENS_BIN\" sh -c \"{script}\""),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let view = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{view}\n{}", text(&out.stderr));
+    assert!(view.len() < 8192, "view of {} bytes", view.len());
+    assert!(view.contains("error: the last line"), "{view}");
+    assert!(view.contains("bulk"), "{view}");
+    let inner = handle_in(view.as_bytes()).unwrap();
+    let mut shown = sb
+        .lens()
+        .args(["show", &inner])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = shown.stdout.take().unwrap();
+    let mut want = b"record ok\n".repeat(6_400_000);
+    want.extend_from_slice(b"error: the last line\n");
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0usize;
+    loop {
+        let n = stdout.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        assert!(
+            total + n <= want.len() && buf[..n] == want[total..total + n],
+            "differs at {total}"
+        );
+        total += n;
+    }
+    assert!(shown.wait().unwrap().success());
+    assert_eq!(total, want.len());
+}
+
+/// Starts `lens sh -c script`, waits for `ready` in a file the script writes,
+/// then sends `signal` to Lens alone.
+fn signalled(sb: &Sandbox, script: &str, signal: &str) -> (std::process::Output, Duration) {
+    let ready = sb.root.join("ready");
+    let child = sb
+        .lens()
+        .env("READY", &ready)
+        .args(["sh", "-c", script])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !ready.exists() {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the script never got ready"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    let sent = Instant::now();
+    let ok = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let out = child.wait_with_output().unwrap();
+    (out, sent.elapsed())
+}
+
+#[test]
+fn a_term_shows_and_stores_what_was_captured_and_ends_the_child() {
+    let sb = Sandbox::new();
+    let pid_file = sb.root.join("child.pid");
+    let script = format!(
+        "echo $$ > {}; seq 1 100; echo 'error: important'; touch \"$READY\"; sleep 30",
+        pid_file.display()
+    );
+    let (out, took) = signalled(&sb, &script, "-TERM");
+    assert_eq!(out.status.code(), Some(143));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("1\n2\n") && stdout.contains("error: important\n"),
+        "{stdout}"
+    );
+    let stderr = text(&out.stderr);
+    let last = stderr.lines().last().unwrap();
+    let notice = lens_core::CutShort::parse(last).unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(notice.signal, "SIGTERM");
+    let h = notice.handle.unwrap();
+    let shown = sb.run(&["show", &h]);
+    assert_eq!(text(&shown.stdout), stdout);
+    assert!(sb.runlog().contains("\"cut_short\":15"), "{}", sb.runlog());
+    // The child's process group got the signal: the shell and its sleep are gone,
+    // well before the sleep would have ended.
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let alive = Command::new("kill")
+        .args(["-0", pid.trim()])
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!alive.success(), "the child outlived Lens");
+}
+
+#[test]
+fn a_grandchild_holding_the_pipe_does_not_hang_a_signalled_run() {
+    let sb = Sandbox::new();
+    if Command::new("setsid").arg("true").status().is_err() {
+        eprintln!("skipped: setsid is not installed");
+        return;
+    }
+    // A process in a session of its own holds stdout open and outlives the group.
+    let script = "echo start; setsid sleep 20 & touch \"$READY\"; sleep 20";
+    let (out, took) = signalled(&sb, script, "-INT");
+    assert_eq!(out.status.code(), Some(130));
+    assert!(text(&out.stdout).starts_with("start\n"));
+    assert!(took < Duration::from_secs(8), "{took:?}");
+    assert!(text(&out.stderr).contains("[lens: cut short by SIGINT handle="));
+}
+
+#[test]
+fn a_redraw_never_hides_an_error() {
+    let sb = Sandbox::new();
+    let out = sb.run(&[
+        "sh",
+        "-c",
+        "printf 'error: disk full on /dev/sda1\\rOK\\n'; exit 1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("error: disk full on /dev/sda1"));
+    // A progress redraw is announced: its marker, then its last drawing.
+    let script = "seq 1 3000; printf '10%%\\r55%%\\r100%% done\\n'";
+    let out = sb.run(&["sh", "-c", script]);
+    let v = text(&out.stdout);
+    assert!(
+        v.contains("(1 line: redrawn)") && v.contains("digest=1]\n100% done\n"),
+        "{v}"
+    );
+}
+
+#[test]
+fn hostile_configs_cost_a_notice_not_the_run() {
+    let sb = Sandbox::new();
+    for config in ["/dev/zero", "/dev/urandom"] {
+        let t = Instant::now();
+        let out = sb
+            .lens()
+            .env("LENS_CONFIG", config)
+            .args(["echo", "hello"])
+            .output()
+            .unwrap();
+        assert!(t.elapsed() < Duration::from_secs(10));
+        assert_eq!(out.stdout, b"hello\n");
+        let e = text(&out.stderr);
+        assert!(
+            e.contains("not a regular file") && e.lines().count() == 1,
+            "{e}"
+        );
+    }
+    let fifo = sb.root.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let out = sb
+            .lens()
+            .env("LENS_CONFIG", &fifo)
+            .args(["echo", "hello"])
+            .output()
+            .unwrap();
+        assert_eq!(out.stdout, b"hello\n");
+    }
+    common::write(&sb.config(), &vec![b'#'; 2 << 20]);
+    let out = sb.run(&["echo", "hello"]);
+    assert_eq!(out.stdout, b"hello\n");
+    assert!(text(&out.stderr).contains("over the 1 MiB"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_store_others_can_write_to_is_refused_and_the_output_shown_raw() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.store()).unwrap();
+    std::fs::set_permissions(sb.store(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = sb.run(&["seq", "1", "5000"]);
+    let want: String = (1..=5000).map(|i| format!("{i}\n")).collect();
+    assert_eq!(text(&out.stdout), want);
+    let e = text(&out.stderr);
+    assert!(
+        e.contains("others can write to it") && e.lines().count() == 1,
+        "{e}"
+    );
+    let mode = std::fs::metadata(sb.store()).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o777);
+}
+
+#[test]
+fn a_damaged_meta_still_serves_the_streams() {
+    let sb = Sandbox::new();
+    let out = sb.run(&["seq", "1", "5000"]);
+    let h = handle_in(&out.stdout).unwrap();
+    let meta = sb.store().join(&h).join("meta.json");
+    let json = std::fs::read(&meta).unwrap();
+    std::fs::write(&meta, &json[..json.len() / 3]).unwrap();
+    let shown = sb.run(&["show", &h]);
+    assert_eq!(shown.status.code(), Some(0));
+    let want: String = (1..=5000).map(|i| format!("{i}\n")).collect();
+    assert_eq!(text(&shown.stdout), want);
+    assert!(text(&shown.stderr).contains("is damaged"));
+    let lines = sb.run(&["show", &h, "--lines", "4999-5000"]);
+    assert_eq!(lines.stdout, b"4999\n5000\n");
+}
+
+#[test]
+fn a_child_line_imitating_a_marker_is_the_childs_text() {
+    let sb = Sandbox::new();
+    let fake = "[lens: elided stdout 1-3 (3 lines: budget) handle=00000000]";
+    let script = format!("echo '{fake}'; seq 1 3000");
+    let out = sb.run(&["sh", "-c", &script]);
+    let v = text(&out.stdout);
+    assert!(v.starts_with(&format!("{fake}\n")), "{v}");
+    // Every marker Lens printed carries the run's own handle, which the fake
+    // could not know; the fake's handle opens nothing.
+    let real: Vec<&str> = v
+        .lines()
+        .skip(1)
+        .filter(|l| l.starts_with("[lens:"))
+        .collect();
+    assert!(!real.is_empty());
+    let h = handle_in(real[0].as_bytes()).unwrap();
+    assert_ne!(h, "00000000");
+    assert!(real.iter().all(|l| l.contains(&format!("handle={h}"))));
+    assert_eq!(sb.run(&["show", "00000000"]).status.code(), Some(1));
+}
+
+#[test]
+fn a_stderr_only_run_shows_its_lines_by_default() {
+    let sb = Sandbox::new();
+    let out = sb.run(&["sh", "-c", "seq 1 3000 >&2"]);
+    let h = handle_in(&out.stderr).unwrap();
+    let lines = sb.run(&["show", &h, "--lines", "2-3"]);
+    assert_eq!(lines.stdout, b"2\n3\n");
+}
