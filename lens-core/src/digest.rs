@@ -38,6 +38,9 @@ pub struct Digest {
     /// lines stand for. A findings region can hold later reports of a cause listed
     /// in an earlier region's digest; it may go only if that digest is shown.
     pub needs: Vec<usize>,
+    /// Bytes the digest may print, when the budget limits it (see
+    /// `stages::budget`); `None` for all of it.
+    pub room: Option<usize>,
 }
 
 /// The kinds of digest.
@@ -58,6 +61,9 @@ pub enum Body {
     /// The last drawing of a line the child redrew in place with carriage
     /// returns: what a terminal would have left on the line. Shown at every level.
     Redrawn(String),
+    /// A heading per name (a file of a diff) and the lines under it. Cut to a
+    /// budget, every heading stays before any line under one does.
+    Sections(Vec<(String, Vec<String>)>),
 }
 
 /// One group of a listing: `key` then its items on one line.
@@ -95,18 +101,55 @@ impl Digest {
             failure: false,
             body: Body::Lines(lines),
             needs: Vec::new(),
+            room: None,
         }
     }
 
     /// The digest's lines for `doc`.
     pub fn lines(&self, doc: &Doc, detail: Detail) -> Vec<String> {
-        let mut out = match &self.body {
-            Body::Lines(l) => l.clone(),
-            Body::Redrawn(t) => vec![t.clone()],
+        self.lines_within(doc, detail, usize::MAX).0
+    }
+
+    /// The digest's lines in at most `room` bytes (newlines counted), and how many
+    /// names (locations, entries, lines) it leaves out to fit. A list is cut
+    /// between two of its items and ends in `…`; the names left out are still in
+    /// the raw region the marker names.
+    pub fn lines_within(&self, doc: &Doc, detail: Detail, room: usize) -> (Vec<String>, usize) {
+        let pieces = self.pieces(doc, detail);
+        let whole: usize = pieces.iter().map(|p| p.len() + 1).sum();
+        let (mut out, unlisted) = if whole <= room {
+            (pieces.iter().map(Piece::render).collect(), 0)
+        } else {
+            names_first(&pieces, room).unwrap_or_else(|| in_order(&pieces, room))
+        };
+        if detail == Detail::Head && out.len() > HEAD {
+            let more = out.len() - (HEAD - 1);
+            out.truncate(HEAD - 1);
+            out.push(format!(
+                "… {more} more digest lines (the raw region is in the marker above)"
+            ));
+        }
+        (out, unlisted)
+    }
+
+    fn pieces(&self, doc: &Doc, detail: Detail) -> Vec<Piece> {
+        match &self.body {
+            Body::Lines(l) => l.iter().map(|t| Piece::text(t.clone())).collect(),
+            Body::Sections(sections) => sections
+                .iter()
+                .flat_map(|(head, lines)| {
+                    let mut h = Piece::text(head.clone());
+                    h.heading = true;
+                    let h = (!head.is_empty()).then_some(h);
+                    h.into_iter()
+                        .chain(lines.iter().map(|l| Piece::text(l.clone())))
+                })
+                .collect(),
+            Body::Redrawn(t) => vec![Piece::text(t.clone())],
             Body::Listing { template, entries } => {
-                let mut l: Vec<String> = template
+                let mut l: Vec<Piece> = template
                     .iter()
-                    .map(|(p, s)| format!("each item below stands for: {p}…{s}"))
+                    .map(|(p, s)| Piece::text(format!("each item below stands for: {p}…{s}")))
                     .collect();
                 l.extend(entries.iter().map(listing_line));
                 l
@@ -118,32 +161,178 @@ impl Digest {
                 findings(doc, &sorted)
             }
             Body::Findings(groups) => findings(doc, groups),
-        };
-        if detail == Detail::Head && out.len() > HEAD {
-            let more = out.len() - (HEAD - 1);
-            out.truncate(HEAD - 1);
-            out.push(format!(
-                "… {more} more digest lines (the raw region is in the marker above)"
-            ));
         }
-        out
     }
 }
 
-fn listing_line(e: &Entry) -> String {
-    let mut s = e.key.clone();
+/// One digest line: a head, then a list of items (names) joined by `sep`.
+struct Piece {
+    head: String,
+    items: Vec<String>,
+    sep: &'static str,
+    /// A section's heading: a name kept before any line under a heading is.
+    heading: bool,
+}
+
+/// A digest cut to `room` with its names first: every section heading, and
+/// every list's head (its key or rule, then `…`), are kept before anything else;
+/// then the other lines, in order, while each fits; then the lists' items, one
+/// round at a time (every list's first item, then every list's second, …), so a
+/// cut list still shows its first entries whatever its place. `None` when the
+/// names alone do not fit.
+fn names_first(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
+    const MORE: &str = "…";
+    let reserved: usize = pieces
+        .iter()
+        .map(|p| match (p.heading, p.items.is_empty()) {
+            (true, _) => p.len() + 1,
+            (false, false) => p.head.len() + MORE.len() + 1,
+            (false, true) => 0,
+        })
+        .sum();
+    let mut left = room.checked_sub(reserved)?;
+    let mut unlisted = 0;
+    let mut text = vec![false; pieces.len()];
+    for (k, p) in pieces.iter().enumerate() {
+        if !p.heading && p.items.is_empty() {
+            if p.len() < left {
+                left -= p.len() + 1;
+                text[k] = true;
+            } else {
+                unlisted += 1;
+            }
+        }
+    }
+    // Items a round at a time; a list stops at its first item that does not fit.
+    let mut taken = vec![0usize; pieces.len()];
+    let mut open: Vec<usize> = (0..pieces.len())
+        .filter(|&k| !pieces[k].items.is_empty())
+        .collect();
+    while !open.is_empty() {
+        open.retain(|&k| {
+            let p = &pieces[k];
+            let n = taken[k];
+            let item = p.items[n].len();
+            // With n of its items, a cut list prints `head i1 i2 … in …`: each
+            // item costs itself and one separator. The last item replaces the
+            // separator and `…` before it.
+            let cost = if n + 1 == p.items.len() {
+                item.saturating_sub(MORE.len())
+            } else {
+                item + p.sep.len()
+            };
+            if cost > left {
+                return false;
+            }
+            left -= cost;
+            taken[k] += 1;
+            taken[k] < p.items.len()
+        });
+    }
+    let mut out = Vec::new();
+    for (k, p) in pieces.iter().enumerate() {
+        if p.heading || (p.items.is_empty() && text[k]) {
+            out.push(p.render());
+        } else if !p.items.is_empty() {
+            let n = taken[k];
+            let mut line = p.head.clone();
+            line.push_str(&p.items[..n].join(p.sep));
+            if n < p.items.len() {
+                if n > 0 {
+                    line.push_str(p.sep);
+                }
+                line.push_str(MORE);
+                unlisted += p.items.len() - n;
+            }
+            out.push(line);
+        }
+    }
+    Some((out, unlisted))
+}
+
+/// A digest cut to `room` in order: lines while they fit, the first that does
+/// not cut between two of its items, nothing after it.
+fn in_order(pieces: &[Piece], room: usize) -> (Vec<String>, usize) {
+    let mut out = Vec::new();
+    let mut left = room;
+    let mut unlisted = 0;
+    let mut rest = pieces.iter();
+    for p in rest.by_ref() {
+        let cost = p.len() + 1;
+        if cost <= left {
+            left -= cost;
+            out.push(p.render());
+            continue;
+        }
+        let mut line = p.head.clone();
+        let mut shown = 0;
+        for (i, item) in p.items.iter().enumerate() {
+            let sep = if i == 0 { "" } else { p.sep };
+            if line.len() + sep.len() + item.len() + p.sep.len() + "…".len() + 1 > left {
+                break;
+            }
+            line.push_str(sep);
+            line.push_str(item);
+            shown += 1;
+        }
+        if shown > 0 {
+            line.push_str(p.sep);
+            line.push('…');
+            out.push(line);
+            unlisted += p.items.len() - shown;
+        } else {
+            unlisted += p.names();
+        }
+        break;
+    }
+    unlisted += rest.map(Piece::names).sum::<usize>();
+    (out, unlisted)
+}
+
+impl Piece {
+    fn text(head: String) -> Piece {
+        Piece {
+            head,
+            items: Vec::new(),
+            sep: "",
+            heading: false,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.head.len()
+            + self.items.iter().map(String::len).sum::<usize>()
+            + self.sep.len() * self.items.len().saturating_sub(1)
+    }
+
+    /// Names the line gives: its items, or itself.
+    fn names(&self) -> usize {
+        self.items.len().max(1)
+    }
+
+    fn render(&self) -> String {
+        let mut s = self.head.clone();
+        s.push_str(&self.items.join(self.sep));
+        s
+    }
+}
+
+fn listing_line(e: &Entry) -> Piece {
     // Items are space-separated unless one holds a space itself.
     let sep = if e.items.iter().any(|i| i.contains(' ')) {
         " | "
     } else {
         " "
     };
-    s.push(' ');
-    s.push_str(&e.items.join(sep));
-    s
+    Piece {
+        head: format!("{} ", e.key),
+        items: e.items.clone(),
+        sep,
+        heading: false,
+    }
 }
 
-fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<String> {
+fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<Piece> {
     let mut out = Vec::new();
     for g in groups {
         let example: Vec<String> = g
@@ -156,9 +345,9 @@ fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<String> {
         let first = &g.at[0].0;
         let path = first.split([':', '(']).next().unwrap_or(first);
         if !example.iter().any(|l| l.contains(path)) {
-            out.push(format!("{first}:"));
+            out.push(Piece::text(format!("{first}:")));
         }
-        out.extend(example);
+        out.extend(example.into_iter().map(Piece::text));
         if g.at.len() < 2 {
             continue;
         }
@@ -207,12 +396,12 @@ fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<String> {
         } else {
             format!(" in {shared}")
         };
-        out.push(format!(
-            "{} ×{}{under}: {}",
-            g.rule,
-            g.at.len(),
-            list.join(", ")
-        ));
+        out.push(Piece {
+            head: format!("{} ×{}{under}: ", g.rule, g.at.len()),
+            items: list,
+            sep: ", ",
+            heading: false,
+        });
     }
     out
 }
@@ -327,6 +516,44 @@ pub fn slots(message: &str) -> (String, Vec<String>) {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// A digest cut to a room never prints more than the room, and says how
+        /// many names it left out.
+        #[test]
+        fn a_cut_digest_fits_its_room_and_counts_what_it_left_out(
+            entries in proptest::collection::vec(
+                ("[a-z]{1,8}/[a-z]{1,6}\\.rs:", proptest::collection::vec("[0-9]{1,3}:[a-z_]{1,12}", 1..12)),
+                1..12,
+            ),
+            lines in proptest::collection::vec("[a-z ]{1,30}", 0..6),
+            room in 0usize..2000,
+        ) {
+            let argv = vec![];
+            let doc = Doc::new(&argv, "", "", 0);
+            let entries: Vec<Entry> = entries
+                .into_iter()
+                .map(|(key, items)| Entry { key, items })
+                .collect();
+            let names: usize = entries.iter().map(|e| e.items.len()).sum();
+            let listing = Digest {
+                body: Body::Listing { template: None, entries },
+                ..Digest::of_lines(Stream::Stdout, 0, 0, Vec::new())
+            };
+            let plain = Digest::of_lines(Stream::Stdout, 0, 0, lines.clone());
+            for (d, total) in [(listing, names), (plain, lines.len())] {
+                let (out, unlisted) = d.lines_within(&doc, Detail::Full, room);
+                let size: usize = out.iter().map(|l| l.len() + 1).sum();
+                let whole: usize = d.lines(&doc, Detail::Full).iter().map(|l| l.len() + 1).sum();
+                proptest::prop_assert!(size <= room, "{size} bytes in a room of {room}");
+                if whole <= room {
+                    proptest::prop_assert_eq!(unlisted, 0);
+                } else {
+                    proptest::prop_assert!(unlisted > 0 && unlisted <= total);
+                }
+            }
+        }
+    }
+
     /// `slots` as first written, over a vector of characters.
     fn slots_reference(message: &str) -> (String, Vec<String>) {
         let mut shape = String::new();
@@ -432,6 +659,7 @@ mod tests {
             failure: false,
             body: Body::Lines((0..30).map(|i| format!("c{i}")).collect()),
             needs: Vec::new(),
+            room: None,
         };
         let l = d.lines(&doc, Detail::Head);
         assert_eq!(l.len(), HEAD);
@@ -448,11 +676,11 @@ mod tests {
             key: "src/a.rs:".into(),
             items: vec!["6:load".into(), "9:save".into()],
         };
-        assert_eq!(listing_line(&e), "src/a.rs: 6:load 9:save");
+        assert_eq!(listing_line(&e).render(), "src/a.rs: 6:load 9:save");
         let e = Entry {
             key: "a:".into(),
             items: vec!["1:x y".into(), "2:z".into()],
         };
-        assert_eq!(listing_line(&e), "a: 1:x y | 2:z");
+        assert_eq!(listing_line(&e).render(), "a: 1:x y | 2:z");
     }
 }

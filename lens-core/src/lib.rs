@@ -167,6 +167,11 @@ pub fn annotate(doc: &mut Doc, opts: &Options) {
         Level::Two | Level::Three => {}
     }
     stages::redraw::run(doc);
+    let detail = match opts.level {
+        Level::One => digest::Detail::Head,
+        _ => digest::Detail::Full,
+    };
+    stages::budget::run(doc, opts.budget, detail);
 }
 
 /// The view of a finished run.

@@ -9,9 +9,11 @@
 //! --lines` counts), how many lines and why (a single reason without its count,
 //! which is the line count), and the handle the full output is stored under. With
 //! `digest=N`, the N lines after the marker are Lens's digest of the elided region
-//! (every location and name in it copied from the raw output), not output lines. It never tells the reader to run anything: agents read an instruction as an
-//! order, and fetching the whole raw output is the one thing the view exists to spare
-//! them.
+//! (every location and name in it copied from the raw output), not output lines;
+//! with `unlisted=K`, the digest was cut to fit the budget and leaves K names out.
+//! It never tells the reader to run anything: agents read an instruction as an
+//! order, and fetching the whole raw output is the one thing the view exists to
+//! spare them.
 
 use std::sync::LazyLock;
 
@@ -37,6 +39,9 @@ pub struct Marker {
     pub handle: String,
     /// Lines of digest that follow the marker.
     pub digest: usize,
+    /// Names (locations, entries, lines) the digest leaves out to fit the budget;
+    /// they are in the raw region.
+    pub unlisted: usize,
 }
 
 impl Marker {
@@ -71,6 +76,10 @@ impl Marker {
             s.push_str(" digest=");
             s.push_str(&self.digest.to_string());
         }
+        if self.unlisted > 0 {
+            s.push_str(" unlisted=");
+            s.push_str(&self.unlisted.to_string());
+        }
         s.push(']');
         s
     }
@@ -98,6 +107,7 @@ impl Marker {
             reasons,
             handle: c[6].to_string(),
             digest: c.get(7).map_or(Some(0), |d| d.as_str().parse().ok())?,
+            unlisted: c.get(8).map_or(Some(0), |d| d.as_str().parse().ok())?,
         };
         (m.first >= 1 && m.last >= m.first && count == m.lines()).then_some(m)
     }
@@ -167,7 +177,7 @@ static CUT: LazyLock<Regex> = LazyLock::new(|| {
 
 static MARKER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^\[lens: elided (stdout|stderr) (\d+)-(\d+) \((\d+) lines?(?:: ([a-z]+(?: \d+)?(?:, [a-z]+ \d+)*))?\) handle=([0-9a-f]{8})(?: digest=(\d+))?\]$",
+        r"^\[lens: elided (stdout|stderr) (\d+)-(\d+) \((\d+) lines?(?:: ([a-z]+(?: \d+)?(?:, [a-z]+ \d+)*))?\) handle=([0-9a-f]{8})(?: digest=(\d+))?(?: unlisted=(\d+))?\]$",
     )
     .expect("marker pattern compiles")
 });
@@ -185,6 +195,7 @@ mod tests {
             reasons: vec![("progress".into(), 4997), ("repeat".into(), 1)],
             handle: "1a2b3c4d".into(),
             digest: 0,
+            unlisted: 0,
         };
         let line = m.render();
         assert_eq!(
@@ -203,6 +214,7 @@ mod tests {
             reasons: vec![("budget".into(), 1)],
             handle: "00000000".into(),
             digest: 0,
+            unlisted: 0,
         };
         assert_eq!(
             m.render(),
@@ -220,6 +232,7 @@ mod tests {
             reasons: vec![("grouped".into(), 2250)],
             handle: "1a2b3c4d".into(),
             digest: 14,
+            unlisted: 0,
         };
         let line = m.render();
         assert_eq!(

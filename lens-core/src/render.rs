@@ -68,13 +68,19 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
             break;
         }
         let mut digest = Vec::new();
+        let mut unlisted = 0;
         while let Some(d) = digests.peek() {
             if d.start >= base + i {
                 break;
             }
             if d.start >= base + start {
                 match (detail, &d.body) {
-                    (Some(detail), _) => digest.extend(d.lines(doc, detail)),
+                    (Some(detail), _) => {
+                        let (lines, left_out) =
+                            d.lines_within(doc, detail, d.room.unwrap_or(usize::MAX));
+                        digest.extend(lines);
+                        unlisted += left_out;
+                    }
                     // A redraw's last drawing stands for its line at every level.
                     (None, Body::Redrawn(t)) => digest.push(t.clone()),
                     (None, _) => {}
@@ -89,6 +95,7 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
             reasons: tally_weighted(weighted.into_iter()),
             handle: handle.to_string(),
             digest: digest.len(),
+            unlisted,
         };
         out.push_str(&m.render());
         out.push('\n');
@@ -170,6 +177,7 @@ mod tests {
             failure: false,
             body: Body::Lines(vec!["x and y".into()]),
             needs: Vec::new(),
+            room: None,
         });
         let v = stream(&doc, Stream::Stdout, "0000abcd", Some(Detail::Full)).unwrap();
         assert_eq!(v, "keep\n[lens: elided stdout 2-3 (2 lines: grouped) handle=0000abcd digest=1]\nx and y\n");

@@ -25,6 +25,8 @@ fn line() -> impl Strategy<Value = String> {
         1 => Just("Traceback (most recent call last):".to_string()),
         1 => "  File \"[a-z]{3}\\.py\", line [0-9]{1,3}, in [a-z]{2,6}",
         1 => Just("crlf line\r".to_string()),
+        1 => Just("error: disk full on /dev/sda1\rOK".to_string()),
+        1 => (1u32..60).prop_map(|i| format!("src/dir{}/file{i}.rs", i % 4)),
     ]
 }
 
@@ -131,6 +133,75 @@ proptest! {
         let v = view(&req, &Options::new(level, Handle::parse(HANDLE)));
         prop_assert_eq!(&v.stdout[..], &bytes[..]);
         prop_assert_eq!(&v.stderr[..], &bytes[..]);
+    }
+
+    /// The budget holds: level 2 prints at most the budget plus the lines forced
+    /// in as failures and their context, each run of them with the marker after
+    /// it (markers and digests included).
+    #[test]
+    fn level_two_is_at_most_the_budget_plus_the_forced_failure_lines(
+        out in stream(), err in stream(), exit in 0i32..3, budget in 512usize..8192
+    ) {
+        let argv = vec!["tool".to_string()];
+        let v = run(&argv, &out, &err, exit, Level::Two, budget);
+        let mut opts = Options::new(Level::Two, Handle::parse(HANDLE));
+        opts.budget = budget;
+        let mut doc = lens_core::Doc::new(&argv, &out, &err, exit);
+        lens_core::annotate(&mut doc, &opts);
+        let is_forced = |i: usize| doc.lines[i].fate == lens_core::Fate::Force;
+        let forced: usize = (0..doc.lines.len())
+            .filter(|&i| is_forced(i))
+            .map(|i| doc.lines[i].text.len() + 1)
+            .sum();
+        let runs = (0..doc.lines.len())
+            .filter(|&i| is_forced(i) && (i + 1 == doc.lines.len() || !is_forced(i + 1)))
+            .count();
+        let forced = forced + runs * lens_core::stages::budget::MARKER_COST;
+        prop_assert!(
+            v.len() <= budget + forced || !v.elided,
+            "{} bytes for a budget of {budget} with {forced} forced",
+            v.len()
+        );
+    }
+
+    /// A sampled stream's view keeps invariants 4 and 8 against the whole raw
+    /// stream: every line it shows is the raw line at its number, and every line it
+    /// does not hold or show is covered by a marker.
+    #[test]
+    fn a_sampled_view_announces_everything_it_leaves_out(
+        out in stream(), cuts in prop::collection::vec(0usize..6000, 0..6), level in level()
+    ) {
+        use lens_core::sample::{Caps, Sampler};
+        let caps = Caps {
+            head_lines: 4,
+            head_bytes: 200,
+            tail_lines: 4,
+            tail_bytes: 200,
+            error_bytes: 300,
+            warning_bytes: 200,
+            summary_bytes: 100,
+            flagged_lines: 20,
+            line_bytes: 100,
+            context: 2,
+        };
+        let mut s = Sampler::new(caps);
+        let mut at = 0;
+        let mut cuts = cuts;
+        cuts.sort_unstable();
+        for c in cuts {
+            let c = c.clamp(at, out.len());
+            s.push(&out.as_bytes()[at..c]);
+            at = c;
+        }
+        s.push(&out.as_bytes()[at..]);
+        let sample = s.finish();
+        let argv = vec!["tool".to_string()];
+        let input = lens_core::Input { part: sample.part(), raw_len: out.len() as u64 };
+        let none = lens_core::Input { part: Some(lens_core::Part::whole("")), raw_len: 0 };
+        let (vo, _, _) = lens_core::view_parts(&argv, input, none, 1, &Options::new(level, Handle::parse(HANDLE)));
+        if let Some(vo) = vo {
+            check_stream(&vo, &out, "stdout").map_err(TestCaseError::fail)?;
+        }
     }
 
     /// Invariant 7: deterministic, no hidden state. Same input, same view.

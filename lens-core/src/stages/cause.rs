@@ -129,6 +129,7 @@ pub fn run(doc: &mut Doc) {
             failure,
             body: Body::Findings(body),
             needs,
+            room: None,
         });
     }
     doc.digests.extend(digests);

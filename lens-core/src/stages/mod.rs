@@ -2,6 +2,7 @@
 
 pub mod ansi;
 pub mod blocks;
+pub mod budget;
 pub mod cause;
 pub mod classify;
 pub mod context;

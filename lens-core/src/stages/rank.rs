@@ -107,7 +107,8 @@ pub fn shape(text: &str) -> u64 {
     chunk_hash(h, &b[from..])
 }
 
-fn score(doc: &mut Doc) {
+/// Scores every line (see the module doc); `budget` calls it when it must trim.
+pub fn score(doc: &mut Doc) {
     let mut counts: HashMap<u64, u32, PrehashedState> =
         HashMap::with_capacity_and_hasher(doc.lines.len() / 4 + 1, PrehashedState::default());
     // (shape, names trouble), the per-line half of the work, on every core. Shapes

@@ -26,6 +26,7 @@ pub fn run(doc: &mut Doc) {
             failure: false,
             body: Body::Redrawn(text),
             needs: Vec::new(),
+            room: None,
         });
         added = true;
     }

@@ -77,6 +77,7 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
             failure: !failures.is_empty() || doc.lines[end].text.contains("FAILED"),
             body: Body::Lines(lines),
             needs: Vec::new(),
+            room: None,
         });
         i = end + 1;
     }

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Found;
-use crate::digest::Digest;
+use crate::digest::{Body, Digest};
 use crate::doc::{Class, Doc, Stream};
 
 static COMMIT: LazyLock<Regex> =
@@ -170,6 +170,8 @@ fn status(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<u
 }
 
 fn diff(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
+    // One section per file: its heading, then its changes as -U0 hunks.
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
     let mut out = Vec::new();
     let (mut old, mut new) = (0u32, 0u32);
     // The pending run of changed lines: where it starts in old and new, and its lines.
@@ -189,17 +191,21 @@ fn diff(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usi
         let t = doc.lines[i].text.to_string();
         if let Some(rest) = t.strip_prefix("diff --git ") {
             flush(&mut out, &mut run, run_old, run_new, dels, adds);
+            close_section(&mut sections, &mut out);
             let mut parts = rest.split(' ');
             let (a, b) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
             let (a, b) = (
                 a.strip_prefix("a/").unwrap_or(a),
                 b.strip_prefix("b/").unwrap_or(b),
             );
-            out.push(if a == b {
-                format!("diff {a}")
-            } else {
-                format!("diff {a} -> {b}")
-            });
+            sections.push((
+                if a == b {
+                    format!("diff {a}")
+                } else {
+                    format!("diff {a} -> {b}")
+                },
+                Vec::new(),
+            ));
             continue;
         }
         if let Some(c) = HUNK.captures(&t) {
@@ -240,9 +246,23 @@ fn diff(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usi
         }
     }
     flush(&mut out, &mut run, run_old, run_new, dels, adds);
-    found
-        .digests
-        .push(Digest::of_lines(stream, range.start, range.end, out));
+    close_section(&mut sections, &mut out);
+    found.digests.push(Digest {
+        body: Body::Sections(sections),
+        ..Digest::of_lines(stream, range.start, range.end, Vec::new())
+    });
+}
+
+/// Moves the lines gathered so far under the last heading (or, before the first
+/// heading, under an empty one that prints nothing of its own).
+fn close_section(sections: &mut Vec<(String, Vec<String>)>, out: &mut Vec<String>) {
+    if out.is_empty() {
+        return;
+    }
+    match sections.last_mut() {
+        Some((_, lines)) => lines.append(out),
+        None => sections.push((String::new(), std::mem::take(out))),
+    }
 }
 
 #[cfg(test)]

@@ -49,6 +49,7 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
         failure: false,
         body,
         needs: Vec::new(),
+        room: None,
     });
 }
 

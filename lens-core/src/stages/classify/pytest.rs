@@ -149,6 +149,7 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
         failure: !failures.is_empty(),
         body: Body::Lines(lines),
         needs: Vec::new(),
+        room: None,
     });
 }
 

@@ -167,6 +167,7 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
             failure: !failed.is_empty(),
             body: Body::Lines(vec![line]),
             needs: Vec::new(),
+            room: None,
         });
     }
 }
