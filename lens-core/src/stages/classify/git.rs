@@ -181,9 +181,10 @@ fn diff(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usi
         if run.is_empty() {
             return;
         }
-        // As `git diff -U0` numbers an empty side: the line before it.
-        let o = if d == 0 { o - 1 } else { o };
-        let n = if a == 0 { n - 1 } else { n };
+        // As `git diff -U0` numbers an empty side: the line before it, which is
+        // 0 for a file that is new or deleted (`@@ -0,0 +1,3 @@`).
+        let o = if d == 0 { o.saturating_sub(1) } else { o };
+        let n = if a == 0 { n.saturating_sub(1) } else { n };
         out.push(format!("@@ -{o},{d} +{n},{a} @@"));
         out.append(run);
     };
@@ -268,6 +269,13 @@ fn close_section(sections: &mut Vec<(String, Vec<String>)>, out: &mut Vec<String
 #[cfg(test)]
 mod tests {
     use crate::stages::classify::testing;
+
+    #[test]
+    fn a_new_file_numbers_its_empty_side_zero() {
+        let out = "diff --git a/n.rs b/n.rs\nnew file mode 100644\n--- /dev/null\n+++ b/n.rs\n@@ -0,0 +1,2 @@\n+fn a() {}\n+fn b() {}\n";
+        let lines = testing::digest_lines(out);
+        assert!(lines.contains(&"@@ -0,0 +1,2 @@".to_string()), "{lines:?}");
+    }
 
     fn digest(text: &str) -> Vec<String> {
         testing::digest_lines(text)
