@@ -234,7 +234,9 @@ pub fn read_into(
     shared: Arc<Shared>,
     done: impl FnOnce(Stream),
 ) {
-    let mut buf = vec![0u8; 128 << 10];
+    // A quarter of the pipe at a time: large enough for few system calls, small
+    // enough that the sampler reads it while it is still in the cache.
+    let mut buf = vec![0u8; 256 << 10];
     let stream = lock(&cap).stream;
     loop {
         let n = match pipe.read(&mut buf) {

@@ -97,6 +97,12 @@ fn run_cmd(r: RunArgs) -> i32 {
     };
     let child_id = child.id();
     platform::forward_signals_to(child_id, own_group);
+    if let Some(p) = &child.stdout {
+        platform::enlarge_pipe(p);
+    }
+    if let Some(p) = &child.stderr {
+        platform::enlarge_pipe(p);
+    }
 
     let seed = run_seed(&argv, started);
     let shared = capture::Shared::new(capture::Limits::DEFAULT, paths::store(), seed.clone());

@@ -38,6 +38,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod check;
 pub mod config;
 pub mod digest;
 pub mod doc;
