@@ -6,6 +6,8 @@
 #   make build           out/release/<arch>/lens
 #   make bench           growth gate, latency report, results/overhead.json
 #   make bench-save      rewrite the latency baseline from this machine
+#   make bench-big       1 GiB outputs, memory ceiling, big cargo logs vs rtk
+#   make fuzz            the pipeline fuzz run (FUZZ_EXECS inputs, checked)
 #   make retention       retention sweep (RETENTION_ARGS="--driver claude" spends credits)
 #   make image           the microVM image (out/image, image/manifest.json; needs root)
 #   make vm-smoke        boot the microVM kernel, run a command, read the result back

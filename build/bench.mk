@@ -2,7 +2,7 @@
 LENS_BENCH := $(CARGO_TARGET_DIR)/release/lens-bench
 BENCH_ARGS ?=
 
-.PHONY: bench bench-save bench-criterion
+.PHONY: bench bench-save bench-criterion bench-big fuzz
 
 $(LENS_BENCH): FORCE
 	$(CARGO) build --release --locked -p bench --bin lens-bench --bin spawn-floor
@@ -20,3 +20,20 @@ bench-save: $(LENS_BENCH)
 # Criterion's own statistics per stage and input (slow; not a gate).
 bench-criterion:
 	$(CARGO) bench --locked -p bench
+
+# Large outputs: 1 GiB of four line lengths through Lens against cat into a file,
+# seq 1 10000000, and 20 MB and 200 MB cargo logs through Lens and rtk; peak RSS
+# by /usr/bin/time. Writes the "big" section of results/reliability.json. About
+# a minute and 2 GiB of RAM file system (or disk, with BIG_ARGS=--on-disk x).
+BIG_ARGS ?=
+bench-big: build $(LENS_BENCH)
+	$(LENS_BENCH) big --lens $(LENS) --out results/reliability.json $(BIG_ARGS)
+
+# The pipeline fuzz run: FUZZ_EXECS generated inputs, checked against the
+# invariants, built with overflow checks (profile fuzz). Writes the "fuzz" section
+# of results/reliability.json; fails on any panic or violation.
+FUZZ_EXECS ?= 200000
+FUZZ_SEED ?= 1
+fuzz:
+	$(CARGO) build --profile fuzz --locked -p bench --bin lens-bench
+	$(CARGO_TARGET_DIR)/fuzz/lens-bench fuzz --execs $(FUZZ_EXECS) --seed $(FUZZ_SEED) --out results/reliability.json

@@ -9,6 +9,8 @@
 //! `lens-bench` gates, reports latency against a baseline, and measures whole-process
 //! overhead against git and rtk.
 
+pub mod big;
+pub mod fuzz;
 pub mod growth;
 pub mod inputs;
 pub mod stages;

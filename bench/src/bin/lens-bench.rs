@@ -4,6 +4,8 @@
 //! ```text
 //! lens-bench gate [--save] [--gate-latency] [--baseline FILE] [--input NAME]
 //! lens-bench overhead [--runs N] [--lens PATH] [--rtk PATH] [--out FILE]
+//! lens-bench fuzz [--execs N] [--seed S] [--out FILE]
+//! lens-bench big [--lens PATH] [--rtk PATH] [--gib N] [--out FILE]
 //! ```
 
 use std::collections::BTreeMap;
@@ -21,8 +23,10 @@ fn main() {
     let result = match args.first().map(String::as_str) {
         Some("gate") => gate(&args[1..]),
         Some("overhead") => overhead(&args[1..]),
+        Some("fuzz") => fuzz(&args[1..]),
+        Some("big") => big(&args[1..]),
         _ => Err(anyhow::anyhow!(
-            "usage: lens-bench gate [--save] [--gate-latency] [--baseline FILE] [--input NAME] | lens-bench overhead [--runs N] [--lens PATH] [--rtk PATH] [--out FILE]"
+            "usage: lens-bench gate [--save] [--gate-latency] [--baseline FILE] [--input NAME] | overhead [--runs N] [--lens PATH] [--rtk PATH] [--out FILE] | fuzz [--execs N] [--seed S] [--out FILE] | big [--lens PATH] [--rtk PATH] [--gib N] [--out FILE]"
         )),
     };
     if let Err(e) = result {
@@ -491,5 +495,228 @@ fn overhead(args: &[String]) -> Result<()> {
     write_json(&out_path, &record)?;
     println!("{}", serde_json::to_string_pretty(&record)?);
     eprintln!("wrote {}", out_path.display());
+    Ok(())
+}
+
+/// Writes `value` as the `key` section of the JSON object at `path`, keeping the
+/// other sections (the fuzz run and the big-output run share one file).
+fn write_section(path: &Path, key: &str, value: serde_json::Value) -> Result<()> {
+    let mut all: serde_json::Map<String, serde_json::Value> = std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    all.insert(key.to_string(), value);
+    write_json(path, &all)
+}
+
+/// The fuzz run: `--execs` generated inputs through the whole pipeline, checked.
+fn fuzz(args: &[String]) -> Result<()> {
+    let execs: u64 = value(args, "--execs").map_or(Ok(200_000), |v| v.parse())?;
+    let seed: u64 = value(args, "--seed").map_or(Ok(1), |v| v.parse())?;
+    let out = PathBuf::from(value(args, "--out").unwrap_or_else(|| "out/reliability.json".into()));
+    let mut corpus = Vec::new();
+    for input in inputs::standard()? {
+        corpus.push(input.stdout);
+        corpus.push(input.stderr);
+    }
+    corpus.retain(|c| !c.is_empty());
+    let t = Instant::now();
+    let o = bench::fuzz::run(seed, execs, &corpus);
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "fuzz: {} executions in {secs:.1} s, {} panics, {} invariant violations",
+        o.executions, o.panics, o.violations
+    );
+    for f in &o.failures {
+        println!("  {f} (rerun: lens-bench fuzz --seed {seed} --execs {execs})");
+    }
+    write_section(
+        &out,
+        "fuzz",
+        serde_json::json!({
+            "command": env::command_line(),
+            "git_revision": env::git_revision(),
+            "date": env::utc_now(),
+            "machine": env::machine(),
+            "seed": seed,
+            "seconds": (secs * 10.0).round() / 10.0,
+            "corpus": format!("the stdout and stderr of {} compare recordings, mutated; and generated lines", corpus.len()),
+            "checks": "no panic (built with overflow checks); every shown line is the raw line at its number; every gap is covered by a marker with the run's handle; the view is never larger than the raw output; a stream that is not UTF-8 passes through unchanged; the same for stdout read through a sampler with small caps",
+            "outcome": o,
+        }),
+    )?;
+    if o.panics + o.violations > 0 {
+        bail!("the fuzz run found {} failures", o.panics + o.violations);
+    }
+    Ok(())
+}
+
+/// The big-output run: a gigabyte of several line lengths through Lens against
+/// `cat` into a file, and large cargo logs through Lens and rtk.
+fn big(args: &[String]) -> Result<()> {
+    use bench::big::{self, Runner};
+    let cwd = std::env::current_dir()?;
+    let lens = cwd.join(
+        value(args, "--lens")
+            .unwrap_or_else(|| format!("out/release/{}/lens", std::env::consts::ARCH)),
+    );
+    if !lens.is_file() {
+        bail!("no lens at {}; run make build first", lens.display());
+    }
+    let rtk = value(args, "--rtk")
+        .map(PathBuf::from)
+        .or_else(|| find("rtk"));
+    let gib: u64 = value(args, "--gib").map_or(Ok(1), |v| v.parse())?;
+    let out = PathBuf::from(value(args, "--out").unwrap_or_else(|| "out/reliability.json".into()));
+    // On a RAM file system when there is one: disk writeback would otherwise
+    // dominate both arms and vary by seconds from one run to the next.
+    let shm = Path::new("/dev/shm");
+    let scratch = if shm.is_dir() && value(args, "--on-disk").is_none() {
+        shm.join(format!("lens-bench-big-{}", std::process::id()))
+    } else {
+        cwd.join("out/bench-big")
+    };
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch)?;
+    let shims = scratch.join("shims");
+    let path = format!(
+        "{}:{}",
+        shims.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let runner = Runner {
+        scratch: scratch.clone(),
+        path,
+    };
+    let size = gib << 30;
+    let input = scratch.join("input");
+    let mut rows = Vec::new();
+    let shapes: [(&str, Vec<u8>); 4] = [
+        ("2-byte lines (yes)", b"y\n".to_vec()),
+        ("64-byte lines", [vec![b'x'; 63], vec![b'\n']].concat()),
+        ("4 KiB lines", [vec![b'x'; 4095], vec![b'\n']].concat()),
+        ("one line, no newline", vec![b'x'; 1 << 20]),
+    ];
+    for (name, line) in shapes {
+        println!("big: {name}, {gib} GiB ...");
+        big::write_input(&input, &line, size)?;
+        let row = big::throughput(&runner, &lens, name, &input, 5)?;
+        println!(
+            "  cat {:.2} s, lens {:.2} s ({:.2}x), lens peak RSS {:.1} MiB, view {} bytes, show identical: {}",
+            row.cat_secs, row.lens_secs, row.ratio, row.lens_rss_mib, row.view_bytes, row.show_identical
+        );
+        rows.push(row);
+    }
+    std::fs::remove_file(&input)?;
+    // seq: ten million numbers, as the issue measured them.
+    println!("big: seq 1 10000000 ...");
+    let seq_file = scratch.join("seq.txt");
+    let seq_raw = runner.run(
+        &["seq".into(), "1".into(), "10000000".into()],
+        Some(&seq_file),
+    )?;
+    let seq_lens = runner.run(
+        &[
+            lens.display().to_string(),
+            "seq".into(),
+            "1".into(),
+            "10000000".into(),
+        ],
+        None,
+    )?;
+    let seq_show = big::handle_in(&seq_lens.stdout)
+        .map(|h| big::show_matches(&runner, &lens, &h, &seq_file))
+        .transpose()?
+        .unwrap_or(false);
+    runner.clear_store();
+    println!(
+        "  seq {:.2} s, lens {:.2} s, lens peak RSS {:.1} MiB",
+        seq_raw.secs,
+        seq_lens.secs,
+        seq_lens.rss_kib as f64 / 1024.0
+    );
+    // Cargo logs through a shim: 20 MB (600 warnings, one error) and 200 MB.
+    let needle = "error: could not compile `ledger` (lib) due to 1 previous error";
+    let mut logs = Vec::new();
+    for (mb, runs) in [(20usize, 5usize), (200, 2)] {
+        println!("big: a {mb} MB cargo log ...");
+        let log = scratch.join(format!("cargo-{mb}.log"));
+        std::fs::write(&log, inputs::cargo_log(mb << 20, 600).stderr)?;
+        big::cargo_shim(&scratch.join("shims"), &log)?;
+        let mut arms = vec![(
+            "lens",
+            vec![lens.display().to_string(), "cargo".into(), "build".into()],
+        )];
+        if let Some(r) = &rtk {
+            arms.push((
+                "rtk",
+                vec![r.display().to_string(), "cargo".into(), "build".into()],
+            ));
+        }
+        let measured = big::cargo_log(&runner, &arms, runs, needle)?;
+        for a in &measured {
+            println!(
+                "  {}: {:.3} s, peak RSS {:.1} MiB, {} bytes, error kept: {}{}",
+                a.arm,
+                a.secs,
+                a.rss_mib,
+                a.view_bytes,
+                a.error_kept,
+                a.truncation_notice
+                    .as_deref()
+                    .map(|t| format!(", says {t:?}"))
+                    .unwrap_or_default()
+            );
+        }
+        let ratio = match measured.as_slice() {
+            [l, r] => Some((l.secs / r.secs * 1000.0).round() / 1000.0),
+            _ => None,
+        };
+        logs.push(serde_json::json!({
+            "megabytes": mb,
+            "warnings": 600,
+            "runs": runs,
+            "arms": measured,
+            "lens_time_over_rtk": ratio,
+        }));
+        std::fs::remove_file(&log)?;
+    }
+    let peak = rows
+        .iter()
+        .map(|r| r.lens_rss_mib)
+        .chain(std::iter::once(seq_lens.rss_kib as f64 / 1024.0))
+        .fold(0.0, f64::max);
+    let rtk_version = rtk
+        .as_ref()
+        .and_then(|r| env::version_of(&[r.display().to_string(), "--version".into()]));
+    write_section(
+        &out,
+        "big",
+        serde_json::json!({
+            "command": env::command_line(),
+            "git_revision": env::git_revision(),
+            "date": env::utc_now(),
+            "machine": env::machine(),
+            "tools": {
+                "lens": env::version_of(&[lens.display().to_string(), "--version".into()]),
+                "rtk": rtk_version,
+                "cat": env::version_of(&["cat".into(), "--version".into()]),
+            },
+            "scratch": scratch.display().to_string(),
+            "method": "each input written to a file in the scratch directory (a RAM file system when /dev/shm exists, so disk writeback, which varied by seconds between identical runs here, is out of both arms); `cat FILE > COPY` and `lens cat FILE` alternated 5 times, medians of wall time; Lens's store emptied before each run; peak RSS by /usr/bin/time -f %M (the highest of Lens's runs); then `lens show HANDLE` compared byte for byte with the input. Cargo logs (bench::inputs::cargo_log: Compiling lines, 600 distinct warnings, one error whose last line ends the log) are printed on stderr by a `cargo` shim first on PATH; `lens cargo build` and `rtk cargo build` alternated.",
+            "throughput": rows,
+            "seq": {
+                "argv": "seq 1 10000000",
+                "raw_secs": (seq_raw.secs * 1000.0).round() / 1000.0,
+                "lens_secs": (seq_lens.secs * 1000.0).round() / 1000.0,
+                "lens_rss_mib": (seq_lens.rss_kib as f64 / 102.4).round() / 10.0,
+                "show_identical": seq_show,
+            },
+            "cargo_logs": logs,
+            "lens_peak_rss_mib": peak,
+        }),
+    )?;
+    let _ = std::fs::remove_dir_all(&scratch);
+    println!("wrote {}", out.display());
     Ok(())
 }

@@ -1,0 +1,336 @@
+//! Big outputs: what `lens` costs in time and memory when a command prints a
+//! gigabyte, and what it keeps, against `cat` writing the same bytes to a file
+//! and against rtk on a large cargo log. `lens-bench big` runs these and writes
+//! them to `results/reliability.json`.
+//!
+//! Every timing is the median of alternated runs (A B A B …) in one process, so
+//! the ratios compare arms under the same load; peak RSS is read by
+//! `/usr/bin/time -f %M`.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+/// One command, run with Lens's store in the scratch directory.
+pub struct Runner {
+    /// Where inputs, copies and the store go.
+    pub scratch: PathBuf,
+    /// PATH for the arms (a shim directory first, when one is set up).
+    pub path: String,
+}
+
+/// A timed run: wall seconds, peak RSS in KiB, and what it printed.
+pub struct Ran {
+    /// Wall-clock seconds.
+    pub secs: f64,
+    /// Peak resident set, KiB.
+    pub rss_kib: u64,
+    /// Its stdout.
+    pub stdout: Vec<u8>,
+    /// Its stderr.
+    pub stderr: Vec<u8>,
+}
+
+impl Runner {
+    /// The store, log and config the arms use.
+    pub fn store(&self) -> PathBuf {
+        self.scratch.join("store")
+    }
+
+    /// Runs `argv` under `/usr/bin/time`, stdout to `into` (a file) or captured.
+    pub fn run(&self, argv: &[String], into: Option<&Path>) -> Result<Ran> {
+        let rss = self.scratch.join("rss.txt");
+        let mut cmd = Command::new("/usr/bin/time");
+        cmd.arg("-f")
+            .arg("%M")
+            .arg("-o")
+            .arg(&rss)
+            .args(argv)
+            .env("PATH", &self.path)
+            .env("LENS_STORE", self.store())
+            .env("LENS_LOG_DIR", self.scratch.join("log"))
+            .env("LENS_CONFIG", self.scratch.join("no-config.toml"))
+            .current_dir(&self.scratch)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped());
+        match into {
+            Some(p) => cmd.stdout(File::create(p)?),
+            None => cmd.stdout(Stdio::piped()),
+        };
+        let t = Instant::now();
+        let out = cmd.output().with_context(|| {
+            format!(
+                "cannot run {} (is /usr/bin/time installed?)",
+                argv.join(" ")
+            )
+        })?;
+        let secs = t.elapsed().as_secs_f64();
+        let rss_kib = std::fs::read_to_string(&rss)?
+            .lines()
+            .last()
+            .and_then(|l| l.trim().parse().ok())
+            .unwrap_or(0);
+        Ok(Ran {
+            secs,
+            rss_kib,
+            stdout: out.stdout,
+            stderr: out.stderr,
+        })
+    }
+
+    /// Empties the store between runs: a gigabyte per run would fill the disk.
+    pub fn clear_store(&self) {
+        let _ = std::fs::remove_dir_all(self.store());
+    }
+}
+
+/// Writes `size` bytes of `line` repeated (cut at `size`) to `path`.
+pub fn write_input(path: &Path, line: &[u8], size: u64) -> Result<()> {
+    let mut f = std::io::BufWriter::with_capacity(8 << 20, File::create(path)?);
+    let block = line.repeat((8 << 20) / line.len().max(1) + 1);
+    let mut left = size;
+    while left > 0 {
+        let n = left.min(block.len() as u64) as usize;
+        f.write_all(&block[..n])?;
+        left -= n as u64;
+    }
+    f.flush()?;
+    Ok(())
+}
+
+/// True when `lens show handle` prints exactly the bytes of `file`.
+pub fn show_matches(runner: &Runner, lens: &Path, handle: &str, file: &Path) -> Result<bool> {
+    let mut child = Command::new(lens)
+        .args(["show", handle])
+        .env("LENS_STORE", runner.store())
+        .env("LENS_CONFIG", runner.scratch.join("no-config.toml"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let mut shown = child.stdout.take().context("no stdout")?;
+    let mut want = File::open(file)?;
+    let (mut a, mut b) = (vec![0u8; 1 << 20], vec![0u8; 1 << 20]);
+    let mut same = true;
+    loop {
+        let n = read_full(&mut shown, &mut a)?;
+        let m = read_full(&mut want, &mut b)?;
+        if n != m || a[..n] != b[..m] {
+            same = false;
+            break;
+        }
+        if n == 0 {
+            break;
+        }
+    }
+    drop(shown);
+    let _ = child.wait();
+    Ok(same)
+}
+
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// The handle in the first marker or notice of a view.
+pub fn handle_in(text: &[u8]) -> Option<String> {
+    let s = String::from_utf8_lossy(text);
+    let i = s.find("handle=")?;
+    s.get(i + 7..i + 15).map(str::to_string)
+}
+
+/// The median of some seconds.
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// One size-and-shape of output through Lens against `cat` into a file.
+#[derive(Serialize)]
+pub struct Throughput {
+    /// What the lines look like.
+    pub input: String,
+    /// Bytes.
+    pub bytes: u64,
+    /// Median seconds of `cat INPUT > COPY`.
+    pub cat_secs: f64,
+    /// Median seconds of `lens cat INPUT` (view to a pipe, output to the store).
+    pub lens_secs: f64,
+    /// `lens_secs / cat_secs`.
+    pub ratio: f64,
+    /// Peak RSS of Lens, MiB (the highest of its runs).
+    pub lens_rss_mib: f64,
+    /// Bytes of the view Lens printed.
+    pub view_bytes: usize,
+    /// `lens show HANDLE` printed the input byte for byte.
+    pub show_identical: bool,
+}
+
+/// Runs `input` (already written to `file`) `runs` times each through cat and
+/// Lens, alternated.
+pub fn throughput(
+    runner: &Runner,
+    lens: &Path,
+    input: &str,
+    file: &Path,
+    runs: usize,
+) -> Result<Throughput> {
+    let bytes = std::fs::metadata(file)?.len();
+    let copy = runner.scratch.join("copy");
+    let cat = vec!["cat".to_string(), file.display().to_string()];
+    let through = vec![
+        lens.display().to_string(),
+        "cat".into(),
+        file.display().to_string(),
+    ];
+    let (mut cat_t, mut lens_t, mut rss) = (Vec::new(), Vec::new(), 0u64);
+    let mut last_view = Vec::new();
+    for _ in 0..runs {
+        runner.clear_store();
+        let c = runner.run(&cat, Some(&copy))?;
+        std::fs::remove_file(&copy)?;
+        cat_t.push(c.secs);
+        runner.clear_store();
+        let l = runner.run(&through, None)?;
+        lens_t.push(l.secs);
+        rss = rss.max(l.rss_kib);
+        last_view = l.stdout;
+    }
+    let handle = handle_in(&last_view).context("Lens printed no marker")?;
+    let show_identical = show_matches(runner, lens, &handle, file)?;
+    runner.clear_store();
+    let (c, l) = (median(cat_t), median(lens_t));
+    Ok(Throughput {
+        input: input.to_string(),
+        bytes,
+        cat_secs: round3(c),
+        lens_secs: round3(l),
+        ratio: round3(l / c),
+        lens_rss_mib: round1(rss as f64 / 1024.0),
+        view_bytes: last_view.len(),
+        show_identical,
+    })
+}
+
+/// One arm on a cargo log: time, memory, and whether the error survived.
+#[derive(Serialize)]
+pub struct LogArm {
+    /// `lens` or `rtk`.
+    pub arm: String,
+    /// Median seconds.
+    pub secs: f64,
+    /// Peak RSS, MiB (the highest of its runs).
+    pub rss_mib: f64,
+    /// Bytes printed (both streams).
+    pub view_bytes: usize,
+    /// The error on the log's last line is in the view.
+    pub error_kept: bool,
+    /// A line of the view that says the capture was cut, if one does.
+    pub truncation_notice: Option<String>,
+}
+
+/// A cargo log of `mb` MB run through a `cargo` shim by each arm, `runs` times
+/// each, alternated.
+pub fn cargo_log(
+    runner: &Runner,
+    arms: &[(&str, Vec<String>)],
+    runs: usize,
+    needle: &str,
+) -> Result<Vec<LogArm>> {
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); arms.len()];
+    let mut rss = vec![0u64; arms.len()];
+    let mut last: Vec<Option<Ran>> = (0..arms.len()).map(|_| None).collect();
+    for _ in 0..runs {
+        for (k, (_, argv)) in arms.iter().enumerate() {
+            runner.clear_store();
+            let r = runner.run(argv, None)?;
+            times[k].push(r.secs);
+            rss[k] = rss[k].max(r.rss_kib);
+            last[k] = Some(r);
+        }
+    }
+    runner.clear_store();
+    let mut out = Vec::new();
+    for (k, (name, _)) in arms.iter().enumerate() {
+        let r = last[k].take().context("no run")?;
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&r.stdout),
+            String::from_utf8_lossy(&r.stderr)
+        );
+        out.push(LogArm {
+            arm: name.to_string(),
+            secs: round3(median(std::mem::take(&mut times[k]))),
+            rss_mib: round1(rss[k] as f64 / 1024.0),
+            view_bytes: r.stdout.len() + r.stderr.len(),
+            error_kept: text.contains(needle),
+            truncation_notice: text
+                .lines()
+                .find(|l| l.contains("truncated"))
+                .map(str::to_string),
+        });
+    }
+    Ok(out)
+}
+
+/// Puts a `cargo` on `dir` that prints `log` on stderr and fails as cargo does.
+pub fn cargo_shim(dir: &Path, log: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let shim = dir.join("cargo");
+    std::fs::write(
+        &shim,
+        format!("#!/bin/sh\ncat '{}' >&2\nexit 101\n", log.display()),
+    )?;
+    let ok = Command::new("chmod")
+        .arg("+x")
+        .arg(&shim)
+        .status()?
+        .success();
+    if !ok {
+        bail!("cannot make {} executable", shim.display());
+    }
+    Ok(())
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_are_cut_at_their_size_and_handles_are_found() {
+        let dir = std::env::temp_dir().join(format!("lens-big-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("in");
+        write_input(&p, b"abc\n", 10).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"abc\nabc\nab");
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            handle_in(b"x\n[lens: elided stdout 1-2 (2 lines: bulk) handle=0123abcd]\n").as_deref(),
+            Some("0123abcd")
+        );
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+    }
+}
