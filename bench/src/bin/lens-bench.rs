@@ -600,10 +600,10 @@ fn big(args: &[String]) -> Result<()> {
     for (name, line) in shapes {
         println!("big: {name}, {gib} GiB ...");
         big::write_input(&input, &line, size)?;
-        let row = big::throughput(&runner, &lens, name, &input, 5)?;
+        let row = big::throughput(&runner, &lens, name, &input, 7)?;
         println!(
-            "  cat {:.2} s, lens {:.2} s ({:.2}x), lens peak RSS {:.1} MiB, view {} bytes, show identical: {}",
-            row.cat_secs, row.lens_secs, row.ratio, row.lens_rss_mib, row.view_bytes, row.show_identical
+            "  median: cat {:.2} s, lens {:.2} s ({:.2}x); best: cat {:.2} s, lens {:.2} s ({:.2}x); lens peak RSS {:.1} MiB, view {} bytes, show identical: {}",
+            row.cat_secs, row.lens_secs, row.ratio, row.cat_best_secs, row.lens_best_secs, row.best_ratio, row.lens_rss_mib, row.view_bytes, row.show_identical
         );
         rows.push(row);
     }
@@ -703,7 +703,7 @@ fn big(args: &[String]) -> Result<()> {
                 "cat": env::version_of(&["cat".into(), "--version".into()]),
             },
             "scratch": scratch.display().to_string(),
-            "method": "each input written to a file in the scratch directory (a RAM file system when /dev/shm exists, so disk writeback, which varied by seconds between identical runs here, is out of both arms); `cat FILE > COPY` and `lens cat FILE` alternated 5 times, medians of wall time; Lens's store emptied before each run; peak RSS by /usr/bin/time -f %M (the highest of Lens's runs); then `lens show HANDLE` compared byte for byte with the input. Cargo logs (bench::inputs::cargo_log: Compiling lines, 600 distinct warnings, one error whose last line ends the log) are printed on stderr by a `cargo` shim first on PATH; `lens cargo build` and `rtk cargo build` alternated.",
+            "method": "each input written to a file in the scratch directory (a RAM file system when /dev/shm exists, so disk writeback, which varied by seconds between identical runs here, is out of both arms); `cat FILE > COPY` and `lens cat FILE` alternated 7 times, medians and bests of wall time (this VM's system time for the same cat varied from 0.36 to 3.4 s between runs, so both are kept); Lens's store emptied before each run; peak RSS by /usr/bin/time -f %M (the highest of Lens's runs); then `lens show HANDLE` compared byte for byte with the input. Cargo logs (bench::inputs::cargo_log: Compiling lines, 600 distinct warnings, one error whose last line ends the log) are printed on stderr by a `cargo` shim first on PATH; `lens cargo build` and `rtk cargo build` alternated.",
             "throughput": rows,
             "seq": {
                 "argv": "seq 1 10000000",
