@@ -2,10 +2,11 @@
 
 The compare table comes from `compare --render results/compare.json` (the JSON is
 the record, the table is rendered from it), the performance lines from
-results/overhead.json and the retention tables from `harness report`; the microVM
-runs' tables from results/compare-vm.json and results/retention-vm.json when they
-exist. Each section sits between `<!-- NAME:begin -->` and `<!-- NAME:end -->`
-markers; nothing outside them is touched.
+results/overhead.json, the reliability lines from results/reliability.json and
+the retention tables from `harness report`; the microVM runs' tables from
+results/compare-vm.json and results/retention-vm.json when they exist. Each
+section sits between `<!-- NAME:begin -->` and `<!-- NAME:end -->` markers;
+nothing outside them is touched.
 """
 
 import argparse
@@ -68,6 +69,60 @@ def performance(path: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def reliability(path: Path) -> str:
+    """The big-output and fuzz records of results/reliability.json, as lines."""
+    r = json.loads(path.read_text())
+    lines = []
+    big = r.get("big")
+    if big:
+        lines += [
+            f"Measured by `{big['command']}` at {big['git_revision'][:12]} on {big['date'][:10]}"
+            f" ({big['machine']['cores']} cores, {big['machine']['cpu']}; {big['tools']['rtk'] or 'no rtk'}).",
+            "",
+            "| output through `lens cat` | bytes | `cat` into a file (median / best) | Lens (median / best)"
+            " | Lens / cat (median / best) | Lens peak RSS | view | `lens show` identical |",
+            "|---|---:|---:|---:|---:|---:|---:|---|",
+        ]
+        for t in big["throughput"]:
+            lines.append(
+                f"| {t['input']} | {t['bytes']:,} | {t['cat_secs']:.2f} / {t['cat_best_secs']:.2f} s"
+                f" | {t['lens_secs']:.2f} / {t['lens_best_secs']:.2f} s | {t['ratio']:.2f}x / {t['best_ratio']:.2f}x"
+                f" | {t['lens_rss_mib']:.1f} MiB | {t['view_bytes']} B | {'yes' if t['show_identical'] else 'NO'} |"
+            )
+        s = big["seq"]
+        lines += [
+            "",
+            f"- `{s['argv']}`: {s['raw_secs']:.2f} s into a file, {s['lens_secs']:.2f} s through Lens,"
+            f" peak RSS {s['lens_rss_mib']:.1f} MiB; `lens show` identical: {'yes' if s['show_identical'] else 'NO'}.",
+        ]
+        for log in big["cargo_logs"]:
+            arms = {a["arm"]: a for a in log["arms"]}
+            parts = []
+            for name, a in arms.items():
+                kept = "keeps the error on the last line" if a["error_kept"] else "loses the error on the last line"
+                note = f" (it prints {a['truncation_notice']!r})" if a["truncation_notice"] else ""
+                parts.append(
+                    f"{name} {a['secs'] * 1000:.0f} ms, {a['rss_mib']:.1f} MiB, {a['view_bytes']:,} bytes, {kept}{note}"
+                )
+            ratio = log.get("lens_time_over_rtk")
+            tail = f"; Lens takes {ratio}x rtk's time" if ratio is not None else ""
+            lines.append(
+                f"- A {log['megabytes']} MB cargo log ({log['warnings']} warnings, one error) through a `cargo` shim,"
+                f" median of {log['runs']}: " + "; ".join(parts) + tail + "."
+            )
+        lines.append(f"- Lens's highest peak RSS over these runs: {big['lens_peak_rss_mib']:.1f} MiB.")
+    fuzz = r.get("fuzz")
+    if fuzz:
+        o = fuzz["outcome"]
+        lines += [
+            "",
+            f"Fuzzing (`{fuzz['command']}` at {fuzz['git_revision'][:12]}, seed {fuzz['seed']}):"
+            f" {o['executions']:,} generated inputs in {fuzz['seconds']} s, {o['panics']} panics,"
+            f" {o['violations']} invariant violations. Checked: {fuzz['checks']}.",
+        ]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("readme", type=Path)
@@ -78,6 +133,7 @@ def main() -> None:
     parser.add_argument("--retention", type=Path, default=Path("results/retention-scripted.json"))
     parser.add_argument("--compare-vm", type=Path, default=Path("results/compare-vm.json"))
     parser.add_argument("--retention-vm", type=Path, default=Path("results/retention-vm.json"))
+    parser.add_argument("--reliability", type=Path, default=Path("results/reliability.json"))
     args = parser.parse_args()
     table = subprocess.run(
         [args.compare, "--render", str(args.results)], check=True, capture_output=True, text=True
@@ -86,6 +142,8 @@ def main() -> None:
     text = splice(text, "compare", table)
     if args.overhead.exists():
         text = splice(text, "performance", performance(args.overhead))
+    if args.reliability.exists():
+        text = splice(text, "reliability", reliability(args.reliability))
     if args.harness and args.retention.exists():
         report = subprocess.run(
             [args.harness, "report", str(args.retention)], check=True, capture_output=True, text=True
