@@ -7,6 +7,8 @@ use std::ffi::OsString;
 use lens_core::config::parse_size;
 use lens_core::{Level, Stream};
 
+use crate::agents::{Agent, Scope};
+
 /// What the user asked for.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Invocation {
@@ -18,7 +20,15 @@ pub enum Invocation {
     Stats {
         /// Print JSON instead of a table.
         json: bool,
+        /// Only runs at or after this time (milliseconds since the epoch).
+        since_ms: Option<u64>,
     },
+    /// Wire Lens into coding agents.
+    Init(InitArgs),
+    /// Answer an agent's hook event on stdin.
+    Hook(Agent),
+    /// Print a shell command line rewritten to run under Lens.
+    Rewrite(String),
     /// Print usage.
     Help,
     /// Print the version.
@@ -51,23 +61,49 @@ pub struct ShowArgs {
     pub budget: Option<usize>,
 }
 
+/// `lens init [--agent A]... [--global|--project] [--dry-run] [--uninstall]`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct InitArgs {
+    /// The agents named; empty means: detect, and only report.
+    pub agents: Vec<Agent>,
+    /// Where to write.
+    pub scope: Scope,
+    /// Print the changes without making them.
+    pub dry_run: bool,
+    /// Take Lens out again.
+    pub uninstall: bool,
+}
+
 /// Usage text.
 pub const USAGE: &str = "\
 usage: lens [--level 0|1|2|3] [--budget SIZE] [--] <command> [args...]
-       lens show <handle> [--level N] [--stream stdout|stderr] [--lines A-B] [--budget SIZE]
-       lens stats [--json]
-       lens --help | --version
 
-Runs <command>, stores its full output, and prints a smaller view: stdout's view on
-stdout, stderr's on stderr, the command's exit code as Lens's. Every elided run of
-lines becomes one marker naming the stream, the raw line range and the store handle.
+Runs <command>, stores its full output, and prints a smaller view. Every run of
+lines the view leaves out is one marker naming the stream, the raw lines and the
+stored run:
+
+  [lens: elided stdout 120-480 (361 lines: budget) handle=1a2b3c4d]
+
+To see those lines, fetch them instead of running the command again:
+
+  lens show 1a2b3c4d --lines 120-480      (add --stream stderr for stderr)
 
   --level N      0 counts and one line, 1 failures (or the head), 2 ranked view
                  under the budget (default), 3 raw
   --budget SIZE  view budget for level 2, in bytes; k and m suffixes (default 4k)
 
+The exit code is the command's; stdout's view goes to stdout, stderr's to stderr.
+
+       lens show <handle> [--lines A-B] [--stream stdout|stderr] [--level N] [--budget SIZE]
+       lens stats [--json] [--since 7d|2026-11-01]
+       lens init [--agent claude|codex|gemini|cursor|opencode]... [--global|--project]
+                 [--dry-run] [--uninstall]
+       lens rewrite '<shell command>'    print it rewritten to run under lens (exit 1: unchanged)
+       lens hook claude|gemini           answer an agent's hook event on stdin (init installs it)
+       lens --help | --version
+
 Flags after the command name are the command's. Use `--` to run a command named
-`show` or `stats`. Environment: LENS_STORE, LENS_LOG_DIR, LENS_CONFIG.";
+show, stats, init, rewrite or hook. Environment: LENS_STORE, LENS_LOG_DIR, LENS_CONFIG.";
 
 /// Parses Lens's own arguments. The error is one line naming the problem and the fix.
 pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
@@ -82,13 +118,30 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
         }
         Some("stats") => {
             it.next();
+            return parse_stats(it.map(lossy).collect());
+        }
+        Some("init") => {
+            it.next();
+            return parse_init(it.map(lossy).collect());
+        }
+        Some("hook") => {
+            it.next();
             let rest: Vec<String> = it.map(lossy).collect();
             return match rest.as_slice() {
-                [] => Ok(Invocation::Stats { json: false }),
-                [j] if j == "--json" => Ok(Invocation::Stats { json: true }),
-                [x, ..] => Err(format!(
-                    "lens stats: unknown argument {x:?}; the only flag is --json"
-                )),
+                [a] if a == "claude" => Ok(Invocation::Hook(Agent::Claude)),
+                [a] if a == "gemini" => Ok(Invocation::Hook(Agent::Gemini)),
+                _ => Err("lens hook: name the agent: lens hook claude, or lens hook gemini".into()),
+            };
+        }
+        Some("rewrite") => {
+            it.next();
+            let rest: Vec<String> = it.map(lossy).collect();
+            return match rest.as_slice() {
+                [line] => Ok(Invocation::Rewrite(line.clone())),
+                _ => Err(
+                    "lens rewrite: give the command line as one argument, quoted: lens rewrite 'git status'"
+                        .into(),
+                ),
             };
         }
         _ => {}
@@ -216,6 +269,114 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
     Ok(Invocation::Show(show))
 }
 
+fn parse_stats(args: Vec<String>) -> Result<Invocation, String> {
+    let mut json = false;
+    let mut since_ms = None;
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (a.clone(), None),
+        };
+        match flag.as_str() {
+            "--json" => json = true,
+            "--since" => {
+                let v = inline
+                    .or_else(|| it.next())
+                    .ok_or("lens stats: --since needs a value, e.g. 7d or 2026-11-01")?;
+                since_ms = Some(parse_since(&v, now_ms()).ok_or_else(|| {
+                    format!("lens stats: --since {v:?} is not a time; use 7d, 12h or 2026-11-01")
+                })?);
+            }
+            _ => {
+                return Err(format!(
+                    "lens stats: unknown argument {a:?}; the flags are --json and --since"
+                ))
+            }
+        }
+    }
+    Ok(Invocation::Stats { json, since_ms })
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// `7d`, `12h`, `30m` before `now_ms`, or a date `YYYY-MM-DD` (UTC midnight).
+pub fn parse_since(v: &str, now_ms: u64) -> Option<u64> {
+    let unit = |u: char| match u {
+        'd' => Some(86_400_000u64),
+        'h' => Some(3_600_000),
+        'm' => Some(60_000),
+        _ => None,
+    };
+    if let Some(u) = v.chars().last().and_then(unit) {
+        let n: u64 = v[..v.len() - 1].parse().ok()?;
+        return Some(now_ms.saturating_sub(n.saturating_mul(u)));
+    }
+    let mut parts = v.splitn(3, '-');
+    let (y, m, d): (i64, i64, i64) = (
+        parts.next()?.parse().ok()?,
+        parts.next()?.parse().ok()?,
+        parts.next()?.parse().ok()?,
+    );
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || y < 1970 {
+        return None;
+    }
+    // Days from the civil date (proleptic Gregorian).
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((days as u64) * 86_400_000)
+}
+
+fn parse_init(args: Vec<String>) -> Result<Invocation, String> {
+    let mut init = InitArgs {
+        agents: Vec::new(),
+        scope: Scope::Global,
+        dry_run: false,
+        uninstall: false,
+    };
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (a.clone(), None),
+        };
+        match flag.as_str() {
+            "--agent" => {
+                let v = inline
+                    .or_else(|| it.next())
+                    .ok_or("lens init: --agent needs a name: claude, codex, gemini, cursor or opencode")?;
+                for name in v.split(',') {
+                    let agent = Agent::parse(name).ok_or_else(|| {
+                        format!("lens init: unknown agent {name:?}; use claude, codex, gemini, cursor or opencode")
+                    })?;
+                    if !init.agents.contains(&agent) {
+                        init.agents.push(agent);
+                    }
+                }
+            }
+            "--global" => init.scope = Scope::Global,
+            "--project" => init.scope = Scope::Project,
+            "--dry-run" => init.dry_run = true,
+            "--uninstall" => init.uninstall = true,
+            _ => {
+                return Err(format!(
+                    "lens init: unknown argument {a:?}; the flags are --agent, --global, --project, --dry-run and --uninstall"
+                ))
+            }
+        }
+    }
+    Ok(Invocation::Init(init))
+}
+
 fn parse_range(v: &str) -> Option<(u32, u32)> {
     let (a, b) = v.split_once('-').unwrap_or((v, v));
     let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
@@ -235,6 +396,51 @@ mod tests {
             Invocation::Run(r) => r,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn subcommands_for_agents_and_stats() {
+        match p(&["init", "--agent", "claude,codex", "--project", "--dry-run"]).unwrap() {
+            Invocation::Init(i) => {
+                assert_eq!(i.agents, [Agent::Claude, Agent::Codex]);
+                assert_eq!(i.scope, Scope::Project);
+                assert!(i.dry_run && !i.uninstall);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(p(&["init", "--agent", "emacs"])
+            .unwrap_err()
+            .contains("unknown agent"));
+        assert_eq!(
+            p(&["hook", "claude"]).unwrap(),
+            Invocation::Hook(Agent::Claude)
+        );
+        assert_eq!(
+            p(&["rewrite", "git status"]).unwrap(),
+            Invocation::Rewrite("git status".into())
+        );
+        assert!(p(&["rewrite", "git", "status"]).is_err());
+        assert!(matches!(
+            p(&["stats", "--since", "7d"]).unwrap(),
+            Invocation::Stats {
+                since_ms: Some(_),
+                ..
+            }
+        ));
+        assert!(p(&["stats", "--since", "yesterday"]).is_err());
+        // `--` runs a program of that name.
+        assert_eq!(run(&["--", "init"]).argv[0], "init");
+    }
+
+    #[test]
+    fn since_reads_spans_and_dates() {
+        assert_eq!(
+            parse_since("1d", 200_000_000),
+            Some(200_000_000 - 86_400_000)
+        );
+        assert_eq!(parse_since("1970-01-02", 0), Some(86_400_000));
+        assert_eq!(parse_since("2026-11-01", 0), Some(1_793_491_200_000));
+        assert_eq!(parse_since("2026-13-01", 0), None);
     }
 
     #[test]
@@ -288,7 +494,10 @@ mod tests {
         assert_eq!(s.level, Level::Two);
         assert_eq!(
             p(&["stats", "--json"]).unwrap(),
-            Invocation::Stats { json: true }
+            Invocation::Stats {
+                json: true,
+                since_ms: None
+            }
         );
         assert_eq!(p(&["--help"]).unwrap(), Invocation::Help);
         assert_eq!(p(&["-V"]).unwrap(), Invocation::Version);

@@ -4,11 +4,14 @@
 //! `main.rs` is a line over [`run`]. Everything that depends on the operating system
 //! is in `platform`; the filtering itself is `lens_core`.
 
+pub mod agents;
 mod args;
 mod capture;
+mod init;
 mod interactive;
 mod paths;
 pub mod platform;
+pub mod rewrite;
 mod runlog;
 mod stats;
 mod store;
@@ -39,10 +42,66 @@ pub fn run(args: Vec<OsString>) -> i32 {
             println!("lens {}", env!("CARGO_PKG_VERSION"));
             0
         }
-        Ok(Invocation::Stats { json }) => stats_cmd(json),
+        Ok(Invocation::Stats { json, since_ms }) => stats_cmd(json, since_ms),
+        Ok(Invocation::Init(a)) => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let place = agents::Place {
+                home: paths::home(),
+                project: init::project_root(&cwd),
+            };
+            init::run(&a, &place, &paths::log_dir())
+        }
+        Ok(Invocation::Hook(agent)) => hook_cmd(agent),
+        Ok(Invocation::Rewrite(line)) => match rewrite::rewrite(&line) {
+            Ok(r) => {
+                println!("{r}");
+                0
+            }
+            Err(_) => 1,
+        },
         Ok(Invocation::Show(s)) => show_cmd(s),
         Ok(Invocation::Run(r)) => run_cmd(r),
     }
+}
+
+/// `lens hook <agent>`: answers the event on stdin. Whatever goes wrong, the
+/// agent gets no rewrite and its command runs as it was; the answer and the
+/// command seen are logged for `lens stats`.
+fn hook_cmd(agent: agents::Agent) -> i32 {
+    let mut input = String::new();
+    let read = io::stdin().take(1 << 20).read_to_string(&mut input).is_ok();
+    let event: Option<serde_json::Value> = serde_json::from_str(&input).ok();
+    let command = event
+        .as_ref()
+        .and_then(|e| e.pointer("/tool_input/command"))
+        .and_then(|c| c.as_str())
+        .map(String::from);
+    let answer = match (read, agent) {
+        (false, agents::Agent::Gemini) => Some("{}".to_string()),
+        (false, _) => None,
+        (true, agents::Agent::Gemini) => Some(agents::gemini::answer(&input)),
+        (true, _) => {
+            let cwd = event
+                .as_ref()
+                .and_then(|e| e.get("cwd"))
+                .and_then(|c| c.as_str())
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
+            let rules = agents::claude::Rules::load(&paths::home(), &cwd);
+            agents::claude::answer(&input, &rules)
+        }
+    };
+    if let Some(a) = &answer {
+        println!("{a}");
+    }
+    if let Some(command) = command {
+        let rewritten = answer.as_deref().is_some_and(|a| a.contains("lens "));
+        runlog::append(
+            &paths::log_dir(),
+            &runlog::Record::hook(now_ms(SystemTime::now()), agent.name(), command, rewritten),
+        );
+    }
+    0
 }
 
 fn now_ms(t: SystemTime) -> u64 {
@@ -250,6 +309,10 @@ fn run_cmd(r: RunArgs) -> i32 {
             bytes_out: Some(bytes_out),
             handle: handle.map(|h| h.to_string()),
             cut_short: cut,
+            hook: None,
+            project: std::env::current_dir()
+                .ok()
+                .map(|d| init::project_root(&d).display().to_string()),
         },
     );
     if let Some(h) = handle {
@@ -839,7 +902,7 @@ fn copy_lines(mut f: impl Read, a: u32, b: u32) -> u64 {
     line - 1 + u64::from(partial)
 }
 
-fn stats_cmd(json: bool) -> i32 {
+fn stats_cmd(json: bool, since_ms: Option<u64>) -> i32 {
     let dir = paths::log_dir();
     let (records, bad) = match runlog::read(&dir) {
         Ok(r) => r,
@@ -852,7 +915,7 @@ fn stats_cmd(json: bool) -> i32 {
             return 1;
         }
     };
-    let report = stats::report(&records, bad);
+    let report = stats::report(&records, bad, since_ms);
     if json {
         match serde_json::to_string_pretty(&report) {
             Ok(s) => println!("{s}"),

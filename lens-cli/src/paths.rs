@@ -17,6 +17,11 @@ fn from_env(var: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
+/// The home directory (`$HOME`), where agents keep their settings.
+pub fn home() -> PathBuf {
+    PathBuf::from(env::var_os("HOME").unwrap_or_else(|| "/".into()))
+}
+
 /// The store: one directory per run.
 pub fn store() -> PathBuf {
     from_env("LENS_STORE").unwrap_or_else(|| xdg("XDG_CACHE_HOME", ".cache").join("lens/store"))

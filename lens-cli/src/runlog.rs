@@ -41,6 +41,24 @@ pub struct Record {
     /// The signal that cut the run short, if one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut_short: Option<i32>,
+    /// For a record an agent's hook wrote: the agent and the shell command it
+    /// saw (argv is then empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook: Option<HookSeen>,
+    /// The git root (or working directory) the run was in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+}
+
+/// A command an agent's hook saw.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct HookSeen {
+    /// The agent (`claude`, `gemini`).
+    pub agent: String,
+    /// The shell command line as the agent wrote it.
+    pub command: String,
+    /// True when the hook rewrote it to run under Lens.
+    pub rewritten: bool,
 }
 
 impl Record {
@@ -57,7 +75,28 @@ impl Record {
             bytes_out: None,
             handle: None,
             cut_short: None,
+            hook: None,
+            project: None,
         }
+    }
+
+    /// The record of a command an agent's hook saw.
+    pub fn hook(ts_ms: u64, agent: &str, command: String, rewritten: bool) -> Record {
+        Record {
+            hook: Some(HookSeen {
+                agent: agent.to_string(),
+                command,
+                rewritten,
+            }),
+            level: 2,
+            ..Record::passthrough(ts_ms, Vec::new(), 2)
+        }
+        .not_passthrough()
+    }
+
+    fn not_passthrough(mut self) -> Record {
+        self.passthrough = false;
+        self
     }
 }
 
@@ -70,8 +109,13 @@ fn try_append(dir: &Path, record: &Record) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
     line.push(b'\n');
+    let path = dir.join("runs.jsonl");
+    // Rotated under a size cap: the log must not grow without end.
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() > ROTATE_AT) {
+        let _ = std::fs::rename(&path, dir.join("runs.1.jsonl"));
+    }
     // Created 0600 (argv can hold secrets), and never through a symlink.
-    let mut f = platform::open_private_append(&dir.join("runs.jsonl"))?;
+    let mut f = platform::open_private_append(&path)?;
     // A record cut short by a full disk ends without a newline; the next record
     // must not be glued onto it, so it starts a line of its own.
     let len = f.metadata()?.len();
@@ -93,21 +137,35 @@ fn try_append(dir: &Path, record: &Record) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Reads every record; returns them and the count of lines that did not parse.
+/// Past this size `runs.jsonl` becomes `runs.1.jsonl` (replacing the one
+/// before) and a new log starts: the log never holds more than twice this.
+pub const ROTATE_AT: u64 = 8 << 20;
+
+/// Reads every record of `runs.1.jsonl` and `runs.jsonl`, oldest first; returns
+/// them and the count of lines that did not parse.
 pub fn read(dir: &Path) -> std::io::Result<(Vec<Record>, usize)> {
-    let text = std::fs::read_to_string(dir.join("runs.jsonl"))?;
+    let mut records = Vec::new();
     let mut bad = 0;
-    let records = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .filter_map(|l| match serde_json::from_str(l) {
-            Ok(r) => Some(r),
-            Err(_) => {
-                bad += 1;
-                None
+    let mut found = false;
+    for name in ["runs.1.jsonl", "runs.jsonl"] {
+        let f = match platform::open_nofollow(&dir.join(name)) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        found = true;
+        let mut text = String::new();
+        f.take(ROTATE_AT * 2).read_to_string(&mut text)?;
+        for l in text.lines().filter(|l| !l.trim().is_empty()) {
+            match serde_json::from_str(l) {
+                Ok(r) => records.push(r),
+                Err(_) => bad += 1,
             }
-        })
-        .collect();
+        }
+    }
+    if !found {
+        return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
+    }
     Ok((records, bad))
 }
 
@@ -140,6 +198,8 @@ mod tests {
             bytes_out: Some(40),
             handle: Some("0000abcd".into()),
             cut_short: None,
+            hook: None,
+            project: None,
         };
         append(&dir, &r);
         std::fs::OpenOptions::new()
@@ -154,6 +214,25 @@ mod tests {
         assert_eq!(records, vec![r.clone(), r]);
         assert_eq!(bad, 2);
         assert_eq!(platform::mode(&dir.join("runs.jsonl")), Some(0o600));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_log_is_rotated_past_its_cap_and_both_parts_are_read() {
+        let dir = std::env::temp_dir().join(format!("lens-runlog-rot-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = Record::passthrough(1, vec!["x".repeat(1000)], 2);
+        let line = serde_json::to_string(&big).unwrap() + "\n";
+        let n = ROTATE_AT as usize / line.len() + 2;
+        std::fs::write(dir.join("runs.jsonl"), line.repeat(n)).unwrap();
+        append(&dir, &Record::passthrough(2, vec!["new".into()], 2));
+        assert!(dir.join("runs.1.jsonl").exists());
+        assert!(std::fs::metadata(dir.join("runs.jsonl")).unwrap().len() < 200);
+        let (records, bad) = read(&dir).unwrap();
+        assert_eq!(bad, 0);
+        assert_eq!(records.last().unwrap().argv, ["new"]);
+        assert_eq!(records.len(), n + 1);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
