@@ -172,7 +172,7 @@ pub fn annotate(doc: &mut Doc, opts: &Options) {
         Level::One => digest::Detail::Head,
         _ => digest::Detail::Full,
     };
-    stages::budget::run(doc, opts.budget, detail);
+    stages::budget::run(doc, opts.budget, detail, opts.level == Level::Two);
 }
 
 /// The view of a finished run.
@@ -349,7 +349,7 @@ mod tests {
         );
         assert_eq!(
             lines[1],
-            "[lens: elided stdout 1-99 (99 lines: level) handle=0000abcd]"
+            "[lens: elided stdout 1-99 (99 lines: level; like \"line …\"; no error or warning) handle=0000abcd]"
         );
         assert_eq!(lines[2], "line 99");
     }

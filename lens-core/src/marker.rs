@@ -3,6 +3,7 @@
 //! ```text
 //! [lens: elided stdout 2-4999 (4998 lines: progress 4997, repeat 1) handle=1a2b3c4d]
 //! [lens: elided stderr 2-2251 (2250 lines: grouped) handle=1a2b3c4d digest=14]
+//! [lens: elided stdout 31-4995 (4965 lines: budget; like "checked ACC-… balance … ok"; no error or warning) handle=1a2b3c4d]
 //! ```
 //!
 //! It names the stream, the raw line range (1-based, inclusive, as `lens show
@@ -11,6 +12,10 @@
 //! `digest=N`, the N lines after the marker are Lens's digest of the elided region
 //! (every location and name in it copied from the raw output), not output lines;
 //! with `unlisted=K`, the digest was cut to fit the budget and leaves K names out.
+//! A region the budget or the level left out says what it held, so a reader can
+//! trust the gap without fetching it: `like "…"`, the shape most of its lines
+//! share (words holding digits shown as `…`), and how many of its lines were
+//! errors and warnings (`no error or warning`, `3 errors`, `1 error, 2 warnings`).
 //! It never tells the reader to run anything: agents read an instruction as an
 //! order, and fetching the whole raw output is the one thing the view exists to
 //! spare them.
@@ -42,6 +47,10 @@ pub struct Marker {
     /// Names (locations, entries, lines) the digest leaves out to fit the budget;
     /// they are in the raw region.
     pub unlisted: usize,
+    /// The shape most of the region's lines share, when they mostly share one.
+    pub like: Option<String>,
+    /// Errors and warnings among the region's lines, when the marker says.
+    pub trouble: Option<(u32, u32)>,
 }
 
 impl Marker {
@@ -69,6 +78,15 @@ impl Marker {
                 s.push(' ');
                 s.push_str(&count.to_string());
             }
+        }
+        if let Some(like) = &self.like {
+            s.push_str("; like \"");
+            s.push_str(like);
+            s.push('"');
+        }
+        if let Some((errors, warnings)) = self.trouble {
+            s.push_str("; ");
+            s.push_str(&trouble_words(errors, warnings));
         }
         s.push_str(") handle=");
         s.push_str(&self.handle);
@@ -105,12 +123,49 @@ impl Marker {
             first: c[2].parse().ok()?,
             last: c[3].parse().ok()?,
             reasons,
-            handle: c[6].to_string(),
-            digest: c.get(7).map_or(Some(0), |d| d.as_str().parse().ok())?,
-            unlisted: c.get(8).map_or(Some(0), |d| d.as_str().parse().ok())?,
+            handle: c["handle"].to_string(),
+            digest: c
+                .name("digest")
+                .map_or(Some(0), |d| d.as_str().parse().ok())?,
+            unlisted: c
+                .name("unlisted")
+                .map_or(Some(0), |d| d.as_str().parse().ok())?,
+            like: c.name("like").map(|l| l.as_str().to_string()),
+            trouble: match c.name("trouble").map(|t| t.as_str()) {
+                None => None,
+                Some(t) => Some(parse_trouble(t)?),
+            },
         };
         (m.first >= 1 && m.last >= m.first && count == m.lines()).then_some(m)
     }
+}
+
+/// `no error or warning`, `1 error`, `2 warnings`, `1 error, 2 warnings`.
+pub fn trouble_words(errors: u32, warnings: u32) -> String {
+    let n = |k: u32, word: &str| format!("{k} {word}{}", if k == 1 { "" } else { "s" });
+    match (errors, warnings) {
+        (0, 0) => "no error or warning".into(),
+        (e, 0) => n(e, "error"),
+        (0, w) => n(w, "warning"),
+        (e, w) => format!("{}, {}", n(e, "error"), n(w, "warning")),
+    }
+}
+
+fn parse_trouble(t: &str) -> Option<(u32, u32)> {
+    if t == "no error or warning" {
+        return Some((0, 0));
+    }
+    let (mut e, mut w) = (0, 0);
+    for part in t.split(", ") {
+        let (k, word) = part.split_once(' ')?;
+        let k: u32 = k.parse().ok()?;
+        match word.trim_end_matches('s') {
+            "error" => e = k,
+            "warning" => w = k,
+            _ => return None,
+        }
+    }
+    Some((e, w))
 }
 
 /// Counts reasons for a run of dropped lines, in a stable order.
@@ -177,7 +232,13 @@ static CUT: LazyLock<Regex> = LazyLock::new(|| {
 
 static MARKER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^\[lens: elided (stdout|stderr) (\d+)-(\d+) \((\d+) lines?(?:: ([a-z]+(?: \d+)?(?:, [a-z]+ \d+)*))?\) handle=([0-9a-f]{8})(?: digest=(\d+))?(?: unlisted=(\d+))?\]$",
+        concat!(
+            r"^\[lens: elided (stdout|stderr) (\d+)-(\d+) \((\d+) lines?",
+            r"(?:: ([a-z]+(?: \d+)?(?:, [a-z]+ \d+)*))?",
+            r#"(?:; like "(?P<like>[^"]*)")?"#,
+            r"(?:; (?P<trouble>no error or warning|\d+ errors?(?:, \d+ warnings?)?|\d+ warnings?))?",
+            r"\) handle=(?P<handle>[0-9a-f]{8})(?: digest=(?P<digest>\d+))?(?: unlisted=(?P<unlisted>\d+))?\]$",
+        ),
     )
     .expect("marker pattern compiles")
 });
@@ -196,6 +257,8 @@ mod tests {
             handle: "1a2b3c4d".into(),
             digest: 0,
             unlisted: 0,
+            like: None,
+            trouble: None,
         };
         let line = m.render();
         assert_eq!(
@@ -215,6 +278,8 @@ mod tests {
             handle: "00000000".into(),
             digest: 0,
             unlisted: 0,
+            like: None,
+            trouble: None,
         };
         assert_eq!(
             m.render(),
@@ -233,6 +298,8 @@ mod tests {
             handle: "1a2b3c4d".into(),
             digest: 14,
             unlisted: 0,
+            like: None,
+            trouble: None,
         };
         let line = m.render();
         assert_eq!(
@@ -271,6 +338,35 @@ mod tests {
             "SIGINT"
         );
         assert!(CutShort::parse("[lens: cut short by SIGINT handle=XYZ]").is_none());
+    }
+
+    #[test]
+    fn a_marker_says_what_its_region_held() {
+        let m = Marker {
+            stream: Stream::Stdout,
+            first: 31,
+            last: 4995,
+            reasons: vec![("budget".into(), 4965)],
+            handle: "1a2b3c4d".into(),
+            digest: 0,
+            unlisted: 0,
+            like: Some("checked ACC-… balance … ok".into()),
+            trouble: Some((0, 0)),
+        };
+        let line = m.render();
+        assert_eq!(
+            line,
+            "[lens: elided stdout 31-4995 (4965 lines: budget; like \"checked ACC-… balance … ok\"; no error or warning) handle=1a2b3c4d]"
+        );
+        assert_eq!(Marker::parse(&line), Some(m.clone()));
+        for t in [(3, 0), (0, 1), (1, 2)] {
+            let m = Marker {
+                trouble: Some(t),
+                like: None,
+                ..m.clone()
+            };
+            assert_eq!(Marker::parse(&m.render()), Some(m));
+        }
     }
 
     #[test]

@@ -3,9 +3,12 @@
 //! Render decides nothing about what to keep. It prints shown lines as the view text,
 //! and every run of dropped lines as exactly one marker.
 
+use std::collections::HashMap;
+
 use crate::digest::{Body, Detail};
-use crate::doc::{Class, Doc, Fate, Reason, Stream};
+use crate::doc::{Class, Doc, Fate, Line, Reason, Stream};
 use crate::marker::{tally_weighted, Marker, PREFIX};
+use crate::stages::rank::shape;
 
 /// The view of one stream; `None` when nothing in it changed, so the caller can emit
 /// the child's bytes as they were. Digests are printed after their region's marker
@@ -45,6 +48,7 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
         let first = if i == 0 { 1 } else { lines[i - 1].no + 1 };
         let mut weighted: Vec<(Reason, u32)> = Vec::new();
         let gap = gap_before(i);
+        let mut gaps = gap > 0;
         if gap > 0 {
             weighted.push((Reason::Bulk, gap));
         }
@@ -55,6 +59,7 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
             i += 1;
             let gap = gap_before(i);
             if gap > 0 {
+                gaps = true;
                 weighted.push((Reason::Bulk, gap));
             }
         }
@@ -88,6 +93,9 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
             }
             digests.next();
         }
+        // A region left out by the budget or the level says what it held; a
+        // gap's lines were not read, so a region with one says nothing.
+        let described = !gaps && described(&lines[start..i]);
         let m = Marker {
             stream,
             first,
@@ -96,6 +104,8 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
             handle: handle.to_string(),
             digest: digest.len(),
             unlisted,
+            like: described.then(|| like(&lines[start..i])).flatten(),
+            trouble: described.then(|| trouble(&lines[start..i])),
         };
         out.push_str(&m.render());
         out.push('\n');
@@ -114,6 +124,83 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
         }
     }
     Some(out)
+}
+
+/// True when a run of dropped lines gets a description: ten lines or more (a
+/// gap large enough to doubt), at least half of them left out by the budget or
+/// the level (the reasons that say nothing of what the lines were; `progress`
+/// or `repeat` say it).
+pub fn described(run: &[Line]) -> bool {
+    let unexplained = run
+        .iter()
+        .filter(|l| matches!(l.fate, Fate::Drop(Reason::Budget | Reason::Level)))
+        .count();
+    run.len() >= 10 && unexplained * 2 >= run.len()
+}
+
+/// Bytes the shape in a description takes at most.
+const LIKE_MAX: usize = 40;
+
+/// The shape most of a run's non-blank lines share, as its first such line with
+/// each word that holds a digit shown as `…`; `None` when no shape covers half.
+fn like(run: &[Line]) -> Option<String> {
+    let mut counts: HashMap<u64, (usize, usize)> = HashMap::new();
+    let mut nonblank = 0;
+    for (k, l) in run.iter().enumerate() {
+        if l.class == Class::Blank {
+            continue;
+        }
+        nonblank += 1;
+        counts.entry(shape(&l.text)).or_insert((0, k)).0 += 1;
+    }
+    let (count, at) = counts
+        .into_values()
+        .max_by_key(|&(c, at)| (c, std::cmp::Reverse(at)))?;
+    (count >= 2 && count * 2 >= nonblank).then(|| masked(&run[at].text))
+}
+
+/// A line with every word that holds a digit as `…`, quotes as `'`, cut to
+/// `LIKE_MAX` bytes.
+pub fn masked(text: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if word.chars().any(|c| c.is_ascii_digit()) {
+            out.push('…');
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in text.trim().chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        flush(&mut word, &mut out);
+        out.push(if c == '"' { '\'' } else { c });
+    }
+    flush(&mut word, &mut out);
+    // `v1.0.0` is three masked words; one `…` says it.
+    for joint in ["….…", "…-…", "…:…", "…/…", "…,…"] {
+        while out.contains(joint) {
+            out = out.replace(joint, "…");
+        }
+    }
+    if out.len() > LIKE_MAX {
+        let mut cut = LIKE_MAX;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push('…');
+    }
+    out
+}
+
+fn trouble(run: &[Line]) -> (u32, u32) {
+    let count = |c: Class| run.iter().filter(|l| l.class == c).count() as u32;
+    (count(Class::Error), count(Class::Warning))
 }
 
 /// The count line level 0 leads with.
@@ -136,6 +223,17 @@ pub fn summary(doc: &Doc, handle: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_description_masks_the_words_that_vary() {
+        assert_eq!(masked("   Compiling dep12 v1.0.0"), "Compiling … …");
+        assert_eq!(
+            masked("checked ACC-5B57871B balance 557.21 ok"),
+            "checked ACC-… balance … ok"
+        );
+        assert_eq!(masked("say \"hi\" 3 times"), "say 'hi' … times");
+        assert!(masked(&"word ".repeat(40)).ends_with('…'));
+    }
 
     #[test]
     fn one_marker_per_run() {

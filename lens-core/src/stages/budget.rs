@@ -21,9 +21,17 @@ use crate::stages::rank;
 /// eight-digit line numbers run a little past this, most are shorter.
 pub const MARKER_COST: usize = 96;
 
+/// What a marker's description (`; like "…"; no error or warning`) adds at most.
+pub const DESCRIPTION_COST: usize = 96;
+
 /// Holds the rule above for `budget`, at `detail` (the level's digest detail).
-pub fn run(doc: &mut Doc, budget: usize, detail: Detail) {
-    restore_short_gaps(doc);
+/// `level_two` is false for levels 1 and 0, which only ever drop lines: a line
+/// they left out stays out.
+pub fn run(doc: &mut Doc, budget: usize, detail: Detail, level_two: bool) {
+    drop_stranded_lines(doc);
+    if level_two {
+        restore_short_gaps(doc);
+    }
     drop_stranded_blanks(doc);
     let mut cost = Cost::of(doc);
     if cost.kept + cost.markers > budget {
@@ -34,11 +42,45 @@ pub fn run(doc: &mut Doc, budget: usize, detail: Detail) {
     share_room(doc, room, detail);
 }
 
+/// A plain line kept alone between two budget gaps, made like the lines around
+/// it (same first word, last word and word count), looks to a reader like a sign
+/// of something hidden, and says nothing the gaps' lines do not: it goes with
+/// them. (Its rarity was only in an id the shape could not mask, such as
+/// `ACC-CFFFCFEE`.) A line unlike its neighbours stays: that is the one a reader
+/// may have run the command for.
+fn drop_stranded_lines(doc: &mut Doc) {
+    let skeleton = |t: &str| {
+        let mut w = t.split_whitespace();
+        let first = w.next().unwrap_or("");
+        let count = 1 + w.clone().count();
+        (first.to_string(), w.last().unwrap_or("").to_string(), count)
+    };
+    for i in 1..doc.lines.len().saturating_sub(1) {
+        let gap = |l: &crate::doc::Line| {
+            l.fate == Fate::Drop(Reason::Budget) && l.stream == doc.lines[i].stream
+        };
+        let l = &doc.lines[i];
+        let lone = l.fate == Fate::Keep
+            && l.class == Class::Plain
+            && gap(&doc.lines[i - 1])
+            && gap(&doc.lines[i + 1]);
+        if !lone {
+            continue;
+        }
+        let me = skeleton(&l.text);
+        if me == skeleton(&doc.lines[i - 1].text) || me == skeleton(&doc.lines[i + 1].text) {
+            doc.lines[i].fate = Fate::Drop(Reason::Budget);
+        }
+    }
+}
+
 /// A line dropped for the budget alone between two shown lines costs a marker
 /// longer than itself: it is shown instead.
 fn restore_short_gaps(doc: &mut Doc) {
     for i in 1..doc.lines.len().saturating_sub(1) {
+        // A redraw shows only as its marker and last drawing (see `redraw`).
         let short = doc.lines[i].fate == Fate::Drop(Reason::Budget)
+            && !doc.lines[i].redrawn
             && doc.lines[i].text.len() + 1 < MARKER_COST / 2;
         let (prev, next) = (&doc.lines[i - 1], &doc.lines[i + 1]);
         let alone = prev.shown()
@@ -98,6 +140,7 @@ impl Cost {
     fn of(doc: &Doc) -> Cost {
         let mut kept = 0;
         let mut runs = 0;
+        let mut described = 0usize;
         for stream in [Stream::Stdout, Stream::Stderr] {
             let range = doc.range(stream);
             let mut in_run = false;
@@ -117,6 +160,9 @@ impl Cost {
                     runs += usize::from(!after_forced);
                     in_run = true;
                 }
+                if !l.shown() && matches!(l.fate, Fate::Drop(Reason::Budget | Reason::Level)) {
+                    described += 1;
+                }
             }
             let last = range.end.checked_sub(1).filter(|&i| i >= range.start);
             let held_to = last.map_or(0, |i| doc.lines[i].no);
@@ -124,9 +170,11 @@ impl Cost {
                 runs += 1;
             }
         }
+        // Every run with a budget or level line may carry a description; a
+        // bound, not a count of runs (those lines are at least one per run).
         Cost {
             kept,
-            markers: runs * MARKER_COST,
+            markers: runs * MARKER_COST + described.min(runs) * DESCRIPTION_COST,
         }
     }
 }
@@ -229,6 +277,32 @@ mod tests {
             "{v}"
         );
         assert!(v.lines().any(|l| l.ends_with(", …")), "{v}");
+    }
+
+    #[test]
+    fn a_lone_line_like_its_neighbours_is_not_stranded_between_two_gaps() {
+        // The retention task's audit: ids without a digit made one line "rare".
+        let mut out = String::new();
+        for i in 0..3000u32 {
+            let id = if i == 1500 {
+                "CFFFCFEE".to_string()
+            } else {
+                format!("{:08X}", i.wrapping_mul(2654435761))
+            };
+            out.push_str(&format!(
+                "checked ACC-{id} balance {}.{:02} ok\n",
+                i % 997,
+                i % 100
+            ));
+        }
+        out.push_str("reconciliation failed for account ACC-A30F8ACA\n");
+        let v = level2(&out, "", 0, 4096);
+        assert!(!v.contains("ACC-CFFFCFEE"), "{v}");
+        assert!(v.contains("reconciliation failed"));
+        // A line unlike its neighbours stays.
+        let needle = out.replace("checked ACC-CFFFCFEE balance", "the token is XK-991 for");
+        let v = level2(&needle, "", 0, 4096);
+        assert!(v.contains("the token is XK-991"), "{v}");
     }
 
     #[test]
