@@ -86,6 +86,12 @@ pub struct CellResult {
     pub turns: u64,
     /// Bytes the agent read from the command (and its recoveries).
     pub bytes_read: u64,
+    /// `lens show` calls the agent made.
+    #[serde(default)]
+    pub fetches: u64,
+    /// Runs of the task's command after the first.
+    #[serde(default)]
+    pub reruns: u64,
     /// The verifier's verdict.
     pub success: bool,
     /// Why the cell is not counted, when it is not.
@@ -235,6 +241,8 @@ pub fn run_cell(
         tool_calls: 0,
         turns: 0,
         bytes_read: 0,
+        fetches: 0,
+        reruns: 0,
         success: false,
         excluded: None,
         duration_s: 0.0,
@@ -273,6 +281,9 @@ pub fn run_cell(
     record.tool_calls = o.tool_calls;
     record.turns = o.turns;
     record.bytes_read = o.bytes_read;
+    let rec = crate::driver::recovery(&o.commands, &cell.task.command);
+    record.fetches = rec.fetches;
+    record.reruns = rec.reruns;
     record.success = verdict.status.success();
     record.duration_s = guest.duration_s;
     Ok(record)
@@ -435,6 +446,10 @@ pub struct Row {
     pub median_calls: Option<f64>,
     /// Median bytes read.
     pub median_bytes: Option<f64>,
+    /// `lens show` calls over the row's cells.
+    pub fetches: u64,
+    /// Reruns of the task's command over the row's cells.
+    pub reruns: u64,
     /// Paired permutation p-value of log token ratios against raw.
     pub p: Option<f64>,
     /// Bootstrap 95% interval of the median paired ratio.
@@ -510,6 +525,8 @@ pub fn report(s: &Sweep) -> (Vec<Row>, BTreeMap<String, Option<String>>) {
                 success,
                 median_calls: median_of(cells.iter().map(|c| c.tool_calls as f64)),
                 median_bytes: median_of(cells.iter().map(|c| c.bytes_read as f64)),
+                fetches: cells.iter().map(|c| c.fetches).sum(),
+                reruns: cells.iter().map(|c| c.reruns).sum(),
                 p,
                 interval,
             });
@@ -556,8 +573,8 @@ pub fn markdown(s: &Sweep) -> String {
             }
         ));
     }
-    out.push_str("| task | variant | cells | median tokens | vs raw | success | tool calls | bytes read | p (perm.) | median ratio 95% CI |\n");
-    out.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    out.push_str("| task | variant | cells | median tokens | vs raw | success | tool calls | bytes read | fetches | reruns | p (perm.) | median ratio 95% CI |\n");
+    out.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     let f = |x: Option<f64>, d: usize| x.map_or("–".to_string(), |v| format!("{v:.d$}"));
     for r in &rows {
         let cells = if r.excluded > 0 {
@@ -566,7 +583,7 @@ pub fn markdown(s: &Sweep) -> String {
             r.counted.to_string()
         };
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.task,
             r.variant,
             cells,
@@ -576,6 +593,8 @@ pub fn markdown(s: &Sweep) -> String {
                 .map_or("–".into(), |s| format!("{:.0}%", s * 100.0)),
             f(r.median_calls, 0),
             f(r.median_bytes, 0),
+            r.fetches,
+            r.reruns,
             f(r.p, 3),
             r.interval
                 .map_or("–".into(), |(a, b)| format!("{a:.2}–{b:.2}")),
@@ -638,6 +657,8 @@ mod tests {
             tool_calls: 3,
             turns: 4,
             bytes_read: 100,
+            fetches: 0,
+            reruns: 0,
             success,
             excluded: excluded.map(String::from),
             duration_s: 1.0,

@@ -16,7 +16,12 @@ pub fn parse(text: &str) -> Outcome {
                     .as_array()
                     .cloned()
                     .unwrap_or_default();
-                out.tool_calls += blocks.iter().filter(|b| b["type"] == "tool_use").count() as u64;
+                for b in blocks.iter().filter(|b| b["type"] == "tool_use") {
+                    out.tool_calls += 1;
+                    if let Some(c) = b["input"]["command"].as_str() {
+                        out.commands.push(c.to_string());
+                    }
+                }
             }
             Some("result") => {
                 let u = &event["usage"];

@@ -21,6 +21,9 @@ pub fn parse(text: &str) -> Outcome {
                 ) {
                     out.tool_calls += 1;
                 }
+                if let Some(c) = event["item"]["command"].as_str() {
+                    out.commands.push(c.to_string());
+                }
             }
             Some("turn.completed") => {
                 out.turns += 1;

@@ -11,7 +11,12 @@ pub fn parse(text: &str) -> Outcome {
     let mut out = Outcome::default();
     for event in json_lines(text) {
         match (event["type"].as_str(), event["subtype"].as_str()) {
-            (Some("tool_call"), Some("started")) => out.tool_calls += 1,
+            (Some("tool_call"), Some("started")) => {
+                out.tool_calls += 1;
+                if let Some(c) = event["tool_call"]["shellToolCall"]["args"]["command"].as_str() {
+                    out.commands.push(c.to_string());
+                }
+            }
             (Some("assistant"), _) => out.turns += 1,
             (Some("result"), _) => {
                 let u = &event["usage"];

@@ -50,6 +50,36 @@ pub struct Outcome {
     pub bytes_read: u64,
     /// The agent process's exit code (124 when the time limit cut it off).
     pub exit: i32,
+    /// The shell commands the agent ran, in order, as it wrote them.
+    #[serde(default)]
+    pub commands: Vec<String>,
+}
+
+/// How an agent recovered what a view left out: shell commands that fetched a
+/// stored run's lines (`lens show`), and runs of the task's command after its
+/// first (with or without a filter in front).
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Recovery {
+    /// `lens show` calls.
+    pub fetches: u64,
+    /// Runs of the task's command after the first.
+    pub reruns: u64,
+}
+
+/// Counts the fetches and reruns in `commands` of a session told to run
+/// `task_command`.
+pub fn recovery(commands: &[String], task_command: &str) -> Recovery {
+    let mut r = Recovery::default();
+    let mut runs = 0u64;
+    for c in commands {
+        if c.contains("lens show") {
+            r.fetches += 1;
+        } else if c.contains(task_command) {
+            runs += 1;
+        }
+    }
+    r.reruns = runs.saturating_sub(1);
+    r
 }
 
 /// How a real agent's API traffic goes through the credential broker.
@@ -263,6 +293,29 @@ pub fn parse_or_bail(s: &str) -> Result<Driver> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fetches_and_reruns_are_counted_from_the_commands() {
+        let cmds: Vec<String> = [
+            "lens python3 audit.py",
+            "lens show 1a2b3c4d --lines 2-9",
+            "python3 audit.py > out.txt",
+            "grep ACC out.txt",
+            "lens python3 audit.py",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let r = recovery(&cmds, "python3 audit.py");
+        assert_eq!(
+            r,
+            Recovery {
+                fetches: 1,
+                reruns: 2
+            }
+        );
+        assert_eq!(recovery(&[], "x"), Recovery::default());
+    }
 
     #[test]
     fn time_limit_cuts_off_with_124() {

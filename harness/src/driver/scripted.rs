@@ -46,12 +46,13 @@ fn handle(view: &str) -> Option<&str> {
 /// Runs the scripted session for `task` with the variant's `command` in `dir`.
 pub fn act(task: &Task, command: &str, dir: &Path, path: &OsStr) -> Result<Outcome> {
     let mut o = Outcome::default();
-    let read = |bytes: &[u8], o: &mut Outcome| {
+    let read = |bytes: &[u8], line: &str, o: &mut Outcome| {
         o.tool_calls += 1;
         o.bytes_read += bytes.len() as u64;
+        o.commands.push(line.to_string());
     };
     let view = sh(command, dir, path, &[])?;
-    read(&view, &mut o);
+    read(&view, command, &mut o);
     let mut info = task.find(&String::from_utf8_lossy(&view));
     if info.is_none() {
         let recovery = match handle(&String::from_utf8_lossy(&view)) {
@@ -59,21 +60,16 @@ pub fn act(task: &Task, command: &str, dir: &Path, path: &OsStr) -> Result<Outco
             None => task.command.clone(),
         };
         let raw = sh(&recovery, dir, path, &[])?;
-        read(&raw, &mut o);
+        read(&raw, &recovery, &mut o);
         info = task.find(&String::from_utf8_lossy(&raw));
     }
     if let Some(found) = &info {
-        let fix = task.dir.join("fix");
-        let out = sh(
-            &fix.display().to_string(),
-            dir,
-            path,
-            &[("TASK_INFO", found)],
-        )?;
-        read(&out, &mut o);
+        let fix = task.dir.join("fix").display().to_string();
+        let out = sh(&fix, dir, path, &[("TASK_INFO", found)])?;
+        read(&out, &fix, &mut o);
         if task.confirm {
             let confirm = sh(command, dir, path, &[])?;
-            read(&confirm, &mut o);
+            read(&confirm, command, &mut o);
         }
     }
     o.turns = o.tool_calls + 1;
