@@ -1,7 +1,9 @@
 # Lens. Build outputs go to out/ only; helper makefiles live in build/*.mk.
 #
-#   make compare         the compare table on the embedded cases (replay mode)
-#   make test            unit, integration and property tests
+#   make install         put lens on PATH (cargo install --path lens-cli)
+#   make compare         the compare table on the embedded cases (replay mode), to out/
+#   make test            unit, integration and property tests, then the microVM smoke test
+#   make results         refresh the committed results/ and the README from this revision
 #   make check           fmt, clippy -D warnings, ruff
 #   make build           out/release/<arch>/lens
 #   make bench           growth gate, latency report, results/overhead.json

@@ -2,12 +2,13 @@
 COMPARE := $(CARGO_TARGET_DIR)/release/compare
 COMPARE_ARGS ?=
 
-.PHONY: compare compare-record compare-live compare-vm harness-bin readme-table retention retention-plan retention-vm
+.PHONY: compare compare-record compare-live compare-vm harness-bin readme-table retention retention-plan retention-vm results charts
 
 harness-bin:
 	$(CARGO) build --release --locked -p harness
 
-# The main job: every case in replay mode, no external tools needed.
+# The main job: every case in replay mode, no external tools needed. Writes
+# out/compare.json; the committed results/compare.json changes only by `make results`.
 compare: build harness-bin
 	$(COMPARE) --mode replay --lens $(LENS) $(COMPARE_ARGS)
 
@@ -21,7 +22,7 @@ compare-live: build harness-bin
 # Every case live inside one microVM booted from the image (make image first):
 # both tools read the same builds. Emulated under TCG here: expect minutes.
 compare-vm: harness-bin
-	$(COMPARE) --isolation vm $(COMPARE_ARGS)
+	$(COMPARE) --isolation vm --save $(COMPARE_ARGS)
 
 # Rewrite the README's table from results/compare.json.
 readme-table: harness-bin
@@ -35,9 +36,22 @@ retention-plan: build harness-bin
 	$(HARNESS) plan $(RETENTION_ARGS)
 
 # The retention sweep. With a real driver (claude, cursor, codex) this spends API
-# credits; the scripted driver is a labelled simulation.
+# credits; the scripted driver is a labelled simulation. Writes out/retention-DRIVER.json.
 retention: build harness-bin
 	$(HARNESS) run --run $(RETENTION_ARGS)
+
+# Refresh the committed design record from this revision: the compare table and
+# the scripted retention sweep (no credits), then the README's generated sections.
+results: build harness-bin
+	$(COMPARE) --mode replay --lens $(LENS) --save
+	$(HARNESS) run --run --driver scripted --save
+	$(MAKE) --no-print-directory readme-table charts
+
+# The README's charts (results/*.svg) from the committed JSON; needs matplotlib
+# (pip install matplotlib), and says so in one line without it.
+charts:
+	@python3 -c 'import matplotlib' 2>/dev/null || { echo "make charts: matplotlib is not installed; pip install matplotlib"; exit 1; }
+	python3 tools/charts.py --compare results/compare.json --retention results/retention-scripted.json
 
 # The acceptance sweep of the microVM isolation: one task, raw and level 2, each
 # cell in its own microVM.

@@ -122,6 +122,11 @@ impl Ran {
     }
 }
 
+/// The view an arm printed in the last run of a case, kept under the work root.
+pub fn kept_view(work_root: &Path, case: &str, arm: &str) -> Option<Vec<u8>> {
+    std::fs::read(work_root.join(format!("{case}.views")).join(arm)).ok()
+}
+
 /// Runs one case in `settings.mode`.
 pub fn run_case(case: &Case, s: &Settings) -> Result<CaseResult> {
     let work = s.work_root.join(&case.name);
@@ -185,6 +190,12 @@ pub fn run_case(case: &Case, s: &Settings) -> Result<CaseResult> {
 
     let raw = run(&case.command, &work, &arm_env)?;
     let raw_view = raw.view();
+    // Every arm's view, kept beside the case for `compare --show ARM`.
+    let views = s.work_root.join(format!("{}.views", case.name));
+    let _ = std::fs::remove_dir_all(&views);
+    std::fs::create_dir_all(&views)?;
+    let keep = |arm: &str, r: &Ran| std::fs::write(views.join(arm), r.view());
+    keep("raw", &raw)?;
     let raw_text = String::from_utf8_lossy(&raw_view).into_owned();
     let names = measure::names(&raw_text, &case.names);
     if !case.needle.kept(&raw_text) {
@@ -229,6 +240,7 @@ pub fn run_case(case: &Case, s: &Settings) -> Result<CaseResult> {
         ];
         argv.extend(case.command.iter().cloned());
         let ran = run(&argv, &work, &arm_env)?;
+        keep(&format!("lens-{level}"), &ran)?;
         argv[0] = "lens".into();
         arms.push(Arm {
             name: format!("lens-{level}"),

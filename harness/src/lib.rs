@@ -29,6 +29,7 @@ pub mod measure;
 pub mod platform;
 pub mod report;
 pub mod retention;
+pub mod save;
 pub mod shim;
 pub mod stats;
 pub mod tasks;

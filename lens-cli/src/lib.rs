@@ -31,7 +31,12 @@ use capture::Capture;
 pub fn run(args: Vec<OsString>) -> i32 {
     match args::parse(args) {
         Err(e) => {
-            eprintln!("lens: {e}");
+            // A subcommand's error already names it (`lens show: …`).
+            if e.starts_with("lens ") {
+                eprintln!("{e}");
+            } else {
+                eprintln!("lens: {e}");
+            }
             2
         }
         Ok(Invocation::Help) => {

@@ -15,11 +15,13 @@ use harness::{case, env, shim};
 
 const USAGE: &str = "\
 usage: compare [--mode replay|record|live] [--cases a,b,...] [--lens PATH] [--rtk PATH | --no-rtk]
-               [--out FILE] [--cases-dir DIR] [--work DIR] [--isolation dir|vm] [--vm-memory MIB]
+               [--out FILE | --save] [--show ARM] [--cases-dir DIR] [--work DIR]
+               [--isolation dir|vm] [--vm-memory MIB]
        compare --render FILE
 
 Runs every case in cases/ raw, through Lens at levels 2, 1 and 0, and through rtk
-where rtk claims the command; prints a markdown table and writes results/compare.json.
+where rtk claims the command; prints a markdown table and writes out/compare.json
+(--save: results/compare.json, the committed record, refused for a --cases subset).
 
   replay  (default) serve every command from the committed recordings; rtk is re-run
           when installed, else its recorded view is used and labelled so
@@ -27,8 +29,17 @@ where rtk claims the command; prints a markdown table and writes results/compare
   live    run everything for real, each arm on a freshly set-up project
   --isolation vm  run every case live inside one microVM booted from the image
                   (make image), so both tools read the same builds; writes
-                  results/compare-vm.json unless --out says otherwise
-  --render FILE  print the markdown table of an existing results file";
+                  out/compare-vm.json (--save: results/compare-vm.json)
+  --show ARM     after the table, print each case's view for ARM (raw, lens-2,
+                 lens-1, lens-0): what the agent would have read
+  --render FILE  print the markdown table of an existing results file
+
+Examples:
+  compare                                   every case, replayed: out/compare.json
+  compare --cases git-status,grep           two cases
+  compare --cases git-status --show lens-2  the README's git status view
+  compare --save                            refresh results/compare.json
+  compare --render results/compare.json     the committed table";
 
 struct Args {
     mode: Mode,
@@ -37,6 +48,8 @@ struct Args {
     rtk: Option<PathBuf>,
     no_rtk: bool,
     out: Option<PathBuf>,
+    save: bool,
+    show: Option<String>,
     cases_dir: PathBuf,
     vm: bool,
     vm_memory: u64,
@@ -52,6 +65,8 @@ fn parse(args: Vec<String>) -> Result<Args> {
         rtk: None,
         no_rtk: false,
         out: None,
+        save: false,
+        show: None,
         cases_dir: PathBuf::from("cases"),
         vm: false,
         vm_memory: 4096,
@@ -78,6 +93,8 @@ fn parse(args: Vec<String>) -> Result<Args> {
             "--rtk" => a.rtk = Some(PathBuf::from(val()?)),
             "--no-rtk" => a.no_rtk = true,
             "--out" => a.out = Some(PathBuf::from(val()?)),
+            "--save" => a.save = true,
+            "--show" => a.show = Some(val()?),
             "--cases-dir" => a.cases_dir = PathBuf::from(val()?),
             "--work" => a.work = PathBuf::from(val()?),
             "--render" => a.render = Some(PathBuf::from(val()?)),
@@ -138,10 +155,7 @@ fn run(a: Args) -> Result<()> {
     if a.vm {
         return run_in_vm(a);
     }
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results/compare.json"));
+    let out = harness::save::destination(a.out.clone(), a.save, "compare.json");
     let lens = a.lens.unwrap_or_else(default_lens);
     let lens = lens.canonicalize().with_context(|| {
         format!(
@@ -169,6 +183,8 @@ fn run(a: Args) -> Result<()> {
     if cases.is_empty() {
         bail!("no cases under {}", a.cases_dir.display());
     }
+    let names: std::collections::BTreeSet<String> = cases.iter().map(|c| c.name.clone()).collect();
+    harness::save::refuse_partial(&out, &names, case_names)?;
     warm_rtk(&settings);
     let mut results = Vec::new();
     let mut tools = std::collections::BTreeMap::new();
@@ -205,7 +221,33 @@ fn run(a: Args) -> Result<()> {
         cases: results,
         vm: None,
     };
-    write_results(&record, &out)
+    write_results(&record, &out)?;
+    if let Some(arm) = &a.show {
+        for c in &record.cases {
+            let view =
+                compare::kept_view(&settings.work_root, &c.name, arm).with_context(|| {
+                    format!(
+                        "no view of {arm} for {}; arms are raw, lens-2, lens-1 and lens-0",
+                        c.name
+                    )
+                })?;
+            println!("\n$ {arm}: {}", c.name);
+            print!("{}", String::from_utf8_lossy(&view));
+        }
+    }
+    Ok(())
+}
+
+/// The case names of a compare results file.
+fn case_names(v: &serde_json::Value) -> std::collections::BTreeSet<String> {
+    v["cases"]
+        .as_array()
+        .map(|cs| {
+            cs.iter()
+                .filter_map(|c| c["name"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn write_results(record: &CompareResults, out: &Path) -> Result<()> {
@@ -234,10 +276,10 @@ fn run_in_vm(a: Args) -> Result<()> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .canonicalize()?;
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results/compare-vm.json"));
+    let out = harness::save::destination(a.out.clone(), a.save, "compare-vm.json");
+    if a.save && !a.cases.is_empty() {
+        bail!("--save writes the committed record, which covers every case; drop --cases, or write elsewhere with --out");
+    }
     let scratch = std::env::temp_dir().join("lens-compare-vm");
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch)?;

@@ -25,8 +25,28 @@ use harness::retention::{self, Place, Sweep, Tools, VARIANTS};
 use harness::shim::find_program;
 use harness::tasks;
 
-const USAGE: &str = "usage: harness plan|run [--driver scripted|claude|cursor|codex] [--tasks a,b] [--variants raw,level2,level1,level0,rtk] [--repeats N] [--isolation dir|vm] [--vm-memory MIB] [--run] [--out FILE] [--seed N]
-       harness report FILE";
+const USAGE: &str = "\
+usage: harness plan   [--driver scripted|claude|cursor|codex] [--tasks a,b]
+                      [--variants raw,level2,level1,level0,rtk] [--repeats N]
+                      [--isolation dir|vm] [--vm-memory MIB] [--seed N]
+       harness run    (the same flags) --run [--out FILE | --save]
+       harness report FILE
+
+The retention benchmark: every (task, variant, repeat) cell starts from a clean
+directory (or microVM), an agent works the task with the command run raw, through
+Lens at a level, or through rtk, and the task's verifier decides.
+
+  plan    print every cell and a preflight verdict; spends nothing
+  run     the same, and with --run runs the cells: a real driver (claude, cursor,
+          codex) spends API credits; scripted is a labelled simulation. Writes
+          out/retention-DRIVER.json (--save: results/retention-DRIVER.json, the
+          committed record, refused for a subset of what it holds)
+  report  print the tables of a results file
+
+Examples:
+  harness plan --driver claude
+  harness run --run --driver scripted --tasks mid-stream-trap
+  harness report results/retention-scripted.json";
 
 struct Args {
     driver: Driver,
@@ -36,6 +56,7 @@ struct Args {
     isolation: Isolation,
     go: bool,
     out: Option<PathBuf>,
+    save: bool,
     seed: u64,
     vm_memory: u64,
 }
@@ -49,6 +70,7 @@ fn parse(args: &[String]) -> Result<Args> {
         isolation: Isolation::Dir,
         go: false,
         out: None,
+        save: false,
         seed: 20261130,
         vm_memory: 2048,
     };
@@ -78,6 +100,7 @@ fn parse(args: &[String]) -> Result<Args> {
             }
             "--run" => a.go = true,
             "--out" => a.out = Some(PathBuf::from(val()?)),
+            "--save" => a.save = true,
             "--seed" => a.seed = val()?.parse().context("--seed takes a whole number")?,
             "--vm-memory" => {
                 a.vm_memory = val()?
@@ -100,7 +123,16 @@ fn main() {
             .context("harness report needs a results file")
             .and_then(|f| report(Path::new(f))),
         Some("guest-cell") => guest_cell(&args[1..]),
-        _ => Err(anyhow::anyhow!("{USAGE}")),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(anyhow::anyhow!(
+            "unknown subcommand {other:?}; see harness --help"
+        )),
+        None => Err(anyhow::anyhow!(
+            "name a subcommand: plan, run or report; see harness --help"
+        )),
     };
     if let Err(e) = result {
         eprintln!("harness: {e:#}");
@@ -179,6 +211,17 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     if !missing.is_empty() {
         bail!("the preflight failed; nothing was run");
     }
+    // Where the results go, checked before anything is spent.
+    let out = root.join(harness::save::destination(
+        a.out.clone(),
+        a.save,
+        &format!("retention-{}.json", a.driver.name()),
+    ));
+    let planned: std::collections::BTreeSet<String> = cells
+        .iter()
+        .map(|c| format!("{}/{}", c.task.name, c.variant))
+        .collect();
+    harness::save::refuse_partial(&out, &planned, task_variant_pairs)?;
     let tools = Tools {
         lens_dir: lens.parent().context("lens has a directory")?.to_path_buf(),
         rtk_dir: rtk.as_ref().and_then(|r| r.parent()).map(Path::to_path_buf),
@@ -268,15 +311,33 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         vm: vm.as_ref().map(VmHost::record),
         cells: results,
     };
-    let out = a
-        .out
-        .unwrap_or_else(|| root.join(format!("results/retention-{}.json", a.driver.name())));
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
     let mut json = serde_json::to_vec_pretty(&sweep)?;
     json.push(b'\n');
     std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
     print!("\n{}", retention::markdown(&sweep));
     eprintln!("wrote {}", out.display());
     Ok(())
+}
+
+/// The task/variant pairs a retention results file holds.
+fn task_variant_pairs(v: &serde_json::Value) -> std::collections::BTreeSet<String> {
+    v["cells"]
+        .as_array()
+        .map(|cs| {
+            cs.iter()
+                .map(|c| {
+                    format!(
+                        "{}/{}",
+                        c["task"].as_str().unwrap_or(""),
+                        c["variant"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// What `--isolation vm` lacks, without booting anything (the boot is the run's
