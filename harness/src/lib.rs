@@ -15,7 +15,9 @@
 //! is where a cell runs: a fresh directory, or a microVM booted from the image
 //! `make image` builds (`image` checks it against its manifest, `vm` boots it,
 //! `jobdisk` carries work in and out); `broker` is the credential forwarder a
-//! guest reaches its API through.
+//! guest reaches its API through. `shard` writes a sweep's plan to a file, splits
+//! it into shards another engine runs and merges their results; `save` decides
+//! where results go (`out/`, or the committed `results/` on purpose).
 //!
 //! The JSON is the record; the table is always rendered from it.
 
@@ -30,6 +32,7 @@ pub mod platform;
 pub mod report;
 pub mod retention;
 pub mod save;
+pub mod shard;
 pub mod shim;
 pub mod stats;
 pub mod tasks;

@@ -68,7 +68,7 @@ pub fn plan<'a>(tasks: &'a [Task], variants: &[String], repeats: usize) -> Vec<C
 }
 
 /// One cell's record.
-#[derive(Serialize, Deserialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct CellResult {
     /// Task name.
     pub task: String,
@@ -119,7 +119,7 @@ pub fn exclusion(tokens: Option<Tokens>, agent_exit: i32) -> Option<String> {
 }
 
 /// Everything a sweep recorded.
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct Sweep {
     /// The command that produced it.
     pub command: String,
@@ -144,8 +144,28 @@ pub struct Sweep {
     /// The microVM (accelerator, image manifest), when cells ran in one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vm: Option<VmRecord>,
+    /// The plan this sweep ran (or, for a shard, its part of one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<SweepPlan>,
     /// Every cell.
     pub cells: Vec<CellResult>,
+}
+
+/// The part of a plan a sweep ran.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct SweepPlan {
+    /// The plan's hash.
+    pub hash: String,
+    /// The shard this sweep ran, from 0.
+    pub shard: usize,
+    /// How many shards the plan has.
+    pub shards: usize,
+    /// The keys (`task/variant/repeat`) of the cells it was given, in order.
+    pub cells: Vec<String>,
+    /// The keys of every cell of the plan, in the plan's order (the same in
+    /// every shard), which a merge restores.
+    #[serde(default)]
+    pub order: Vec<String>,
 }
 
 /// Where a sweep's binaries are.
@@ -169,7 +189,7 @@ pub enum Place<'a> {
 }
 
 /// A microVM cell's boot, for the record.
-#[derive(Serialize, Deserialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct CellVm {
     /// Wall time of the boot, seconds (emulated under TCG: see the sweep's `vm`).
     pub wall_s: f64,
@@ -679,6 +699,7 @@ mod tests {
             isolation: "dir".into(),
             cost_model: None,
             vm: None,
+            plan: None,
             cells,
         }
     }

@@ -22,14 +22,18 @@ use harness::driver::{self, Driver};
 use harness::env;
 use harness::isolation::{self, Isolation, VmHost};
 use harness::retention::{self, Place, Sweep, Tools, VARIANTS};
+use harness::shard;
 use harness::shim::find_program;
-use harness::tasks;
+use harness::tasks::{self, Task};
 
 const USAGE: &str = "\
 usage: harness plan   [--driver scripted|claude|cursor|codex] [--tasks a,b]
                       [--variants raw,level2,level1,level0,rtk] [--repeats N]
                       [--isolation dir|vm] [--vm-memory MIB] [--seed N]
-       harness run    (the same flags) --run [--out FILE | --save]
+                      [--shards N --out plan.json]
+       harness run    (the same flags) --run [--out FILE | --save] [--jobs J]
+       harness run    --plan plan.json --shard K --run [--driver D] [--jobs J] [--out FILE]
+       harness merge  SHARD.json... [--out FILE | --save]
        harness report FILE
 
 The retention benchmark: every (task, variant, repeat) cell starts from a clean
@@ -41,11 +45,22 @@ Lens at a level, or through rtk, and the task's verifier decides.
           codex) spends API credits; scripted is a labelled simulation. Writes
           out/retention-DRIVER.json (--save: results/retention-DRIVER.json, the
           committed record, refused for a subset of what it holds)
+  plan --shards N --out plan.json
+          write a seeded plan split into N shards, each holding whole (task,
+          repeat) groups, cells interleaved (every variant of repeat 1, then 2…)
+  run --plan plan.json --shard K
+          run exactly shard K; writes out/retention-DRIVER-shard-K.json
+  merge   join the shards of one plan into one results file (refuses shards of
+          other plans, revisions, tools or images, and missing or doubled cells)
+  --jobs J  run J cells at once on this host (each cell in a directory of its
+          sweep's own)
   report  print the tables of a results file
 
 Examples:
   harness plan --driver claude
   harness run --run --driver scripted --tasks mid-stream-trap
+  harness plan --shards 4 --out plan.json && harness run --run --plan plan.json --shard 0
+  harness merge out/retention-scripted-shard-*.json
   harness report results/retention-scripted.json";
 
 struct Args {
@@ -59,6 +74,10 @@ struct Args {
     save: bool,
     seed: u64,
     vm_memory: u64,
+    shards: usize,
+    plan: Option<PathBuf>,
+    shard: Option<usize>,
+    jobs: usize,
 }
 
 fn parse(args: &[String]) -> Result<Args> {
@@ -73,6 +92,10 @@ fn parse(args: &[String]) -> Result<Args> {
         save: false,
         seed: 20261130,
         vm_memory: 2048,
+        shards: 1,
+        plan: None,
+        shard: None,
+        jobs: 1,
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -101,6 +124,26 @@ fn parse(args: &[String]) -> Result<Args> {
             "--run" => a.go = true,
             "--out" => a.out = Some(PathBuf::from(val()?)),
             "--save" => a.save = true,
+            "--shards" => {
+                a.shards = val()?.parse().context("--shards takes a whole number")?;
+                if a.shards == 0 {
+                    bail!("--shards must be at least 1");
+                }
+            }
+            "--plan" => a.plan = Some(PathBuf::from(val()?)),
+            "--shard" => {
+                a.shard = Some(
+                    val()?
+                        .parse()
+                        .context("--shard takes a shard number, from 0")?,
+                )
+            }
+            "--jobs" => {
+                a.jobs = val()?.parse().context("--jobs takes a whole number")?;
+                if a.jobs == 0 {
+                    bail!("--jobs must be at least 1");
+                }
+            }
             "--seed" => a.seed = val()?.parse().context("--seed takes a whole number")?,
             "--vm-memory" => {
                 a.vm_memory = val()?
@@ -122,6 +165,7 @@ fn main() {
             .get(1)
             .context("harness report needs a results file")
             .and_then(|f| report(Path::new(f))),
+        Some("merge") => merge(&args[1..]),
         Some("guest-cell") => guest_cell(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
@@ -149,20 +193,118 @@ fn repo_root() -> PathBuf {
 
 fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     let root = repo_root();
-    let tasks = tasks::load_all(&root.join("tasks"), &a.tasks)?;
-    let cells = retention::plan(&tasks, &a.variants, a.repeats);
+    // A plan file fixes the tasks, variants, repeats, seed and driver.
+    let plan_file = a.plan.as_ref().map(|p| shard::Plan::load(p)).transpose()?;
+    if a.plan.is_some() != a.shard.is_some() {
+        bail!("--plan and --shard go together: harness run --plan plan.json --shard K");
+    }
+    if let Some(p) = &plan_file {
+        if p.driver != a.driver.name() {
+            bail!(
+                "the plan is for driver {}; pass --driver {}",
+                p.driver,
+                p.driver
+            );
+        }
+        if p.git_revision != env::git_revision() {
+            eprintln!(
+                "harness: the plan was made at {}, this is {}; its shards will not merge with shards run elsewhere",
+                p.git_revision,
+                env::git_revision()
+            );
+        }
+    }
+    let task_names: Vec<String> = match &plan_file {
+        Some(p) => p
+            .cells
+            .iter()
+            .map(|c| c.task.clone())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect(),
+        None => a.tasks.clone(),
+    };
+    let tasks = tasks::load_all(&root.join("tasks"), &task_names)?;
+    let seed = plan_file.as_ref().map_or(a.seed, |p| p.seed);
+    let all = retention::plan(&tasks, &a.variants, a.repeats);
+    let isolation_name = format!("{:?}", a.isolation).to_lowercase();
+    let plan = match &plan_file {
+        Some(p) => p.clone(),
+        None => shard::make(
+            &all,
+            a.shards,
+            seed,
+            a.driver.name(),
+            &isolation_name,
+            &env::git_revision(),
+        ),
+    };
+    if may_run && a.shards > 1 && plan_file.is_none() {
+        bail!("--shards makes a plan to split: harness plan --shards N --out plan.json, then harness run --plan plan.json --shard K on each machine");
+    }
+    let this_shard = a.shard.unwrap_or(0);
+    if this_shard >= plan.shards {
+        bail!(
+            "--shard {this_shard}: the plan has shards 0 to {}",
+            plan.shards - 1
+        );
+    }
+    // The cells to run here, in the plan's order.
+    let by_key: BTreeMap<String, &Task> = tasks.iter().map(|t| (t.name.clone(), t)).collect();
+    let cells: Vec<retention::Cell> = plan
+        .cells
+        .iter()
+        .filter(|c| plan_file.is_none() || c.shard == this_shard)
+        .map(|c| -> Result<retention::Cell> {
+            Ok(retention::Cell {
+                task: by_key.get(&c.task).with_context(|| {
+                    format!("the plan names task {} that tasks/ does not have", c.task)
+                })?,
+                variant: c.variant.clone(),
+                repeat: c.repeat,
+            })
+        })
+        .collect::<Result<_>>()?;
+    if !may_run && plan_file.is_none() && a.out.is_some() {
+        // harness plan --out FILE: the plan, to run elsewhere shard by shard.
+        let out = a.out.clone().expect("checked");
+        let mut json = serde_json::to_vec_pretty(&plan)?;
+        json.push(b'\n');
+        std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
+        println!(
+            "wrote the plan to {}: {} cells in {} shards (hash {})",
+            out.display(),
+            plan.cells.len(),
+            plan.shards,
+            plan.hash
+        );
+        for k in 0..plan.shards {
+            println!(
+                "  shard {k}: {} cells: harness run --run --driver {} --plan {} --shard {k}",
+                plan.shard(k).len(),
+                a.driver.name(),
+                out.display()
+            );
+        }
+        return Ok(());
+    }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let lens = root.join(format!("out/release/{}/lens", std::env::consts::ARCH));
+    // The lens the cells run: LENS_BIN, else the release build.
+    let lens = std::env::var_os("LENS_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join(format!("out/release/{}/lens", std::env::consts::ARCH)));
     let rtk = find_program("rtk", &path);
     let uses_rtk = cells.iter().any(|c| c.variant == "rtk");
     let uses_lens = cells.iter().any(|c| c.variant.starts_with("level"));
 
     println!(
-        "{} cells: driver {}, isolation {:?}, {} repeats",
+        "{} cells: driver {}, isolation {:?}, {} repeats, shard {} of {}, in the plan's interleaved order",
         cells.len(),
         a.driver.name(),
         a.isolation,
-        a.repeats
+        a.repeats,
+        this_shard,
+        plan.shards
     );
     for c in &cells {
         println!(
@@ -212,11 +354,11 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         bail!("the preflight failed; nothing was run");
     }
     // Where the results go, checked before anything is spent.
-    let out = root.join(harness::save::destination(
-        a.out.clone(),
-        a.save,
-        &format!("retention-{}.json", a.driver.name()),
-    ));
+    let name = match a.shard {
+        Some(k) => format!("retention-{}-shard-{k}.json", a.driver.name()),
+        None => format!("retention-{}.json", a.driver.name()),
+    };
+    let out = root.join(harness::save::destination(a.out.clone(), a.save, &name));
     let planned: std::collections::BTreeSet<String> = cells
         .iter()
         .map(|c| format!("{}/{}", c.task.name, c.variant))
@@ -227,8 +369,15 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         rtk_dir: rtk.as_ref().and_then(|r| r.parent()).map(Path::to_path_buf),
         harness: std::env::current_exe()?,
     };
-    // Cells live outside the repository: a crate inside it would join its workspace.
-    let scratch = std::env::temp_dir().join("lens-retention");
+    // Cells live outside the repository (a crate inside it would join its
+    // workspace), under a directory of this sweep's own, so two sweeps or shards
+    // on one host never share a cell directory.
+    let sweep_id = format!(
+        "{}-shard{this_shard}-{}",
+        &plan.hash[..8],
+        std::process::id()
+    );
+    let scratch = std::env::temp_dir().join("lens-retention").join(&sweep_id);
     std::fs::create_dir_all(&scratch)?;
     let vm = match a.isolation {
         Isolation::Dir => None,
@@ -248,29 +397,32 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     std::env::set_var("LENS_LOG_DIR", scratch.join("lens-log"));
     std::env::set_var("LENS_CONFIG", scratch.join("no-config.toml"));
     let started = Instant::now();
+    // --jobs J cells at once: a queue the workers take the plan's cells from, in
+    // order; results go back to the plan's order.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: std::sync::Mutex<Vec<Option<Result<retention::CellResult>>>> =
+        std::sync::Mutex::new((0..cells.len()).map(|_| None).collect());
+    let done_count = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..a.jobs.min(cells.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(c) = cells.get(i) else { break };
+                let r = retention::run_cell(c, a.driver, place, &scratch.join("cells"), &tools)
+                    .with_context(|| format!("cell {}/{}/{}", c.task.name, c.variant, c.repeat));
+                let done = done_count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                if let Ok(r) = &r {
+                    progress(c, r, done, cells.len(), started);
+                }
+                slots.lock().expect("results lock")[i] = Some(r);
+            });
+        }
+    });
     let mut results = Vec::new();
-    for (i, c) in cells.iter().enumerate() {
-        let r = retention::run_cell(c, a.driver, place, &scratch.join("cells"), &tools)
-            .with_context(|| format!("cell {}/{}/{}", c.task.name, c.variant, c.repeat))?;
-        let done = i + 1;
-        let eta = started.elapsed().as_secs_f64() / done as f64 * (cells.len() - done) as f64;
-        println!(
-            "[{done}/{}] {} {} #{}: {} · {} tokens · {} calls · {} bytes read{} · eta {:.0}s",
-            cells.len(),
-            c.task.name,
-            c.variant,
-            c.repeat,
-            if r.success { "done" } else { "NOT done" },
-            r.tokens_total.map_or("?".into(), |t| t.to_string()),
-            r.tool_calls,
-            r.bytes_read,
-            r.excluded
-                .as_ref()
-                .map_or(String::new(), |e| format!(" · excluded ({e})")),
-            eta
-        );
-        results.push(r);
+    for r in slots.into_inner().expect("results lock") {
+        results.push(r.expect("every cell ran")?);
     }
+    let _ = std::fs::remove_dir_all(&scratch);
     let mut versions = BTreeMap::new();
     versions.insert(
         "lens".into(),
@@ -309,6 +461,16 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
             )
         }),
         vm: vm.as_ref().map(VmHost::record),
+        plan: Some(retention::SweepPlan {
+            hash: plan.hash.clone(),
+            shard: this_shard,
+            shards: plan.shards,
+            cells: cells
+                .iter()
+                .map(|c| format!("{}/{}/{}", c.task.name, c.variant, c.repeat))
+                .collect(),
+            order: plan.cells.iter().map(shard::PlannedCell::key).collect(),
+        }),
         cells: results,
     };
     if let Some(dir) = out.parent() {
@@ -319,6 +481,74 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
     print!("\n{}", retention::markdown(&sweep));
     eprintln!("wrote {}", out.display());
+    Ok(())
+}
+
+/// One line per finished cell, with an estimate of the time left.
+fn progress(
+    c: &retention::Cell,
+    r: &retention::CellResult,
+    done: usize,
+    total: usize,
+    started: Instant,
+) {
+    let eta = started.elapsed().as_secs_f64() / done as f64 * (total - done) as f64;
+    println!(
+        "[{done}/{total}] {} {} #{}: {} · {} tokens · {} calls · {} bytes read{} · eta {:.0}s",
+        c.task.name,
+        c.variant,
+        c.repeat,
+        if r.success { "done" } else { "NOT done" },
+        r.tokens_total.map_or("?".into(), |t| t.to_string()),
+        r.tool_calls,
+        r.bytes_read,
+        r.excluded
+            .as_ref()
+            .map_or(String::new(), |e| format!(" · excluded ({e})")),
+        eta
+    );
+}
+
+/// `harness merge FILES... [--out FILE | --save]`: one sweep from its shards.
+fn merge(args: &[String]) -> Result<()> {
+    let mut files = Vec::new();
+    let mut out = None;
+    let mut save = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--out" => out = Some(PathBuf::from(it.next().context("--out needs a file")?)),
+            "--save" => save = true,
+            f => files.push(f.to_string()),
+        }
+    }
+    let mut parts = Vec::new();
+    for f in &files {
+        let s: Sweep =
+            serde_json::from_slice(&std::fs::read(f).with_context(|| format!("cannot read {f}"))?)
+                .with_context(|| format!("{f} is not a retention results file"))?;
+        parts.push((f.clone(), s));
+    }
+    let merged = shard::merge(parts)?;
+    let out = harness::save::destination(out, save, &format!("retention-{}.json", merged.driver));
+    harness::save::refuse_partial(
+        &out,
+        &task_variant_pairs(&serde_json::to_value(&merged)?),
+        task_variant_pairs,
+    )?;
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut json = serde_json::to_vec_pretty(&merged)?;
+    json.push(b'\n');
+    std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
+    print!("{}", retention::markdown(&merged));
+    eprintln!(
+        "merged {} files ({} cells) into {}",
+        files.len(),
+        merged.cells.len(),
+        out.display()
+    );
     Ok(())
 }
 
