@@ -11,7 +11,9 @@
 //!
 //! `harness` measures whether an agent still finishes: `tasks` loads the retention
 //! tasks, `retention` plans and runs the cells and aggregates them (with `stats`),
-//! `driver` runs an agent (three real CLIs and a scripted simulation). `isolation`
+//! `driver` runs an agent (three real CLIs and a scripted simulation), and
+//! `transcript` reads what an agent CLI recorded of a session (its tokens, tool
+//! calls and shell results). `isolation`
 //! is where a cell runs: a fresh directory, or a microVM booted from the image
 //! `make image` builds (`image` checks it against its manifest, `vm` boots it,
 //! `jobdisk` carries work in and out); `broker` is the credential forwarder a
@@ -36,3 +38,4 @@ pub mod shard;
 pub mod shim;
 pub mod stats;
 pub mod tasks;
+pub mod transcript;

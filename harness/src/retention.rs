@@ -2,10 +2,14 @@
 //! clean directory, an agent works the task with the command run through the
 //! variant, and the task's verifier, on the host, says whether the work was done.
 //!
-//! A cell the agent never finished is excluded, not counted: zero tokens means it
-//! never started, a non-zero agent exit means it was cut off. Both are reported with
-//! their reason, and neither is the filter losing. The knee is the first level,
-//! going down from level 2, where the success rate falls below raw's.
+//! Only infrastructure failures are excluded from the counts: a cell that never
+//! started (zero tokens, or the agent exited without reporting any: the API was
+//! unreachable), a microVM that did not boot, an error of the harness itself. Each
+//! is reported with its reason, and none is the filter losing. A cell the time
+//! limit cut off is counted, as a failure: an agent that flails until the limit has
+//! lost. The knee is the first level, going down from level 2, where the success
+//! rate falls below raw's; with no raw cell counted there is no knee to find, and
+//! the report says so.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -102,19 +106,85 @@ pub struct CellResult {
     /// The microVM boot, for cells that ran in one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vm: Option<CellVm>,
+    /// True when the time limit ended the agent: counted, as a failure.
+    #[serde(default)]
+    pub cut_off: bool,
+    /// The harness's own error, when the cell could not be run (then excluded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The agent CLI's version and model, as it reported them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<crate::driver::Agent>,
+    /// The end of what the agent wrote to stderr.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub agent_stderr: String,
 }
 
-/// Why a finished session does not count, if it does not.
-pub fn exclusion(tokens: Option<Tokens>, agent_exit: i32) -> Option<String> {
-    if agent_exit == 124 {
-        return Some("cut off: the time limit ended the agent".into());
+impl CellResult {
+    /// A cell with nothing recorded yet.
+    pub fn empty(task: &str, variant: &str, repeat: usize) -> CellResult {
+        CellResult {
+            task: task.into(),
+            variant: variant.into(),
+            repeat,
+            tokens: None,
+            tokens_total: None,
+            tool_calls: 0,
+            turns: 0,
+            bytes_read: 0,
+            fetches: 0,
+            reruns: 0,
+            success: false,
+            excluded: None,
+            duration_s: 0.0,
+            vm: None,
+            cut_off: false,
+            error: None,
+            agent: None,
+            agent_stderr: String::new(),
+        }
     }
-    if agent_exit != 0 {
-        return Some(format!("cut off: the agent exited {agent_exit}"));
+
+    /// The record of a cell the harness could not run: excluded, with the error.
+    pub fn failed(cell: &Cell, error: &anyhow::Error) -> CellResult {
+        let mut r = CellResult::empty(&cell.task.name, &cell.variant, cell.repeat);
+        let e = format!("{error:#}");
+        r.excluded = Some(format!("harness error: {e}"));
+        r.error = Some(e);
+        r
+    }
+
+    /// The cell's key in a plan: `task/variant/repeat`.
+    pub fn key(&self) -> String {
+        format!("{}/{}/{}", self.task, self.variant, self.repeat)
+    }
+}
+
+/// How a finished session counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Counted; the verifier decides.
+    Counted,
+    /// Counted as a failure: the time limit ended the agent.
+    CutOff,
+    /// Not counted: an infrastructure failure, with its reason.
+    Excluded(String),
+}
+
+/// How a session that ended with `agent_exit` and `tokens` counts. Zero tokens, or
+/// a non-zero exit with no tokens reported, is a session that never reached the
+/// model (not installed, no credit, API unreachable): excluded. The time limit is
+/// the agent's loss. Any other exit leaves the verdict to the verifier.
+pub fn verdict(tokens: Option<Tokens>, agent_exit: i32) -> Verdict {
+    if agent_exit == 124 {
+        return Verdict::CutOff;
     }
     match tokens {
-        Some(t) if t.total() == 0 => Some("never started: zero tokens".into()),
-        _ => None,
+        Some(t) if t.total() == 0 => Verdict::Excluded("never started: zero tokens".into()),
+        None if agent_exit != 0 => Verdict::Excluded(format!(
+            "never started: the agent exited {agent_exit} without reporting tokens"
+        )),
+        _ => Verdict::Counted,
     }
 }
 
@@ -149,6 +219,14 @@ pub struct Sweep {
     pub plan: Option<SweepPlan>,
     /// Every cell.
     pub cells: Vec<CellResult>,
+    /// False while the sweep is still running (or was interrupted): results are
+    /// written after every cell.
+    #[serde(default = "yes")]
+    pub complete: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The part of a plan a sweep ran.
@@ -252,22 +330,7 @@ pub fn run_cell(
     tools: &Tools,
 ) -> Result<CellResult> {
     let name = format!("{}-{}-{}", cell.task.name, cell.variant, cell.repeat);
-    let mut record = CellResult {
-        task: cell.task.name.clone(),
-        variant: cell.variant.clone(),
-        repeat: cell.repeat,
-        tokens: None,
-        tokens_total: None,
-        tool_calls: 0,
-        turns: 0,
-        bytes_read: 0,
-        fetches: 0,
-        reruns: 0,
-        success: false,
-        excluded: None,
-        duration_s: 0.0,
-        vm: None,
-    };
+    let mut record = CellResult::empty(&cell.task.name, &cell.variant, cell.repeat);
     let (guest, work) = match place {
         Place::Dir => {
             let dir = Isolation::Dir.cell_dir(root, &name)?;
@@ -289,13 +352,20 @@ pub fn run_cell(
             None => return Ok(record),
         },
     };
-    let verdict = Command::new(cell.task.dir.join("verify"))
+    let verified = Command::new(cell.task.dir.join("verify"))
         .current_dir(&work)
         .stdin(Stdio::null())
         .output()?;
     let _ = std::fs::remove_dir_all(&work);
     let o = guest.outcome;
-    record.excluded = exclusion(o.tokens, o.exit);
+    let verdict = match verdict(o.tokens, o.exit) {
+        Verdict::Excluded(why) => Err(why),
+        v => Ok(v == Verdict::CutOff),
+    };
+    record.cut_off = verdict == Ok(true);
+    record.excluded = verdict.err();
+    record.agent = o.agent.clone();
+    record.agent_stderr = o.stderr.clone();
     record.tokens = o.tokens;
     record.tokens_total = o.tokens.map(|t| t.total());
     record.tool_calls = o.tool_calls;
@@ -304,7 +374,8 @@ pub fn run_cell(
     let rec = crate::driver::recovery(&o.commands, &cell.task.command);
     record.fetches = rec.fetches;
     record.reruns = rec.reruns;
-    record.success = verdict.status.success();
+    // A cell the time limit ended has lost, whatever it left behind.
+    record.success = verified.status.success() && !record.cut_off;
     record.duration_s = guest.duration_s;
     Ok(record)
 }
@@ -413,7 +484,8 @@ fn vm_cell(
         return Ok(None);
     }
     if boot.timed_out {
-        record.excluded = Some("cut off: the time limit ended the microVM".into());
+        // The limit ended the whole microVM: the agent's loss, not an exclusion.
+        record.cut_off = true;
         return Ok(None);
     }
     let outcome = boot
@@ -424,12 +496,65 @@ fn vm_cell(
         .and_then(|b| serde_json::from_slice::<GuestOutcome>(&b).ok());
     let (Some(outcome), Some(work)) = (outcome, boot.returned.get("/work")) else {
         record.excluded = Some(format!(
-            "cut off: the guest wrote no outcome (job exit {:?})",
+            "not run: the guest wrote no outcome (job exit {:?})",
             boot.exit
         ));
         return Ok(None);
     };
     Ok(Some((outcome, work.clone())))
+}
+
+/// Runs every cell `slots` has no record for, `jobs` at a time, in the plan's
+/// order, and returns every cell's record in that order. A cell `run` fails on is
+/// recorded as failed (see [`CellResult::failed`]) and the others still run;
+/// `after` sees each new record and every record so far, under a lock, as soon as
+/// the cell ends, so a sweep can be written out after every cell.
+pub fn run_cells<'a>(
+    cells: &[Cell<'a>],
+    slots: Vec<Option<CellResult>>,
+    jobs: usize,
+    run: impl Fn(&Cell<'a>) -> Result<CellResult> + Sync,
+    after: impl Fn(&Cell<'a>, &CellResult, &[Option<CellResult>]) + Sync,
+) -> Vec<Option<CellResult>> {
+    assert_eq!(cells.len(), slots.len(), "one slot per cell");
+    let todo: Vec<usize> = (0..cells.len()).filter(|&i| slots[i].is_none()).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots = std::sync::Mutex::new(slots);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1).min(todo.len().max(1)) {
+            scope.spawn(|| loop {
+                let n = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(&i) = todo.get(n) else { break };
+                let c = &cells[i];
+                let r = run(c).unwrap_or_else(|e| CellResult::failed(c, &e));
+                let mut s = slots.lock().unwrap_or_else(|p| p.into_inner());
+                s[i] = Some(r.clone());
+                after(c, &r, &s);
+            });
+        }
+    });
+    slots.into_inner().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The cells of an earlier, interrupted run of the same plan that a resumed sweep
+/// keeps, by key: every recorded cell except those the harness itself could not
+/// run (they spent nothing, and run again). Refuses a sweep of another plan or
+/// driver.
+pub fn resumable(
+    old: Sweep,
+    plan_hash: &str,
+    driver: &str,
+) -> Result<BTreeMap<String, CellResult>> {
+    let same = old.plan.as_ref().is_some_and(|p| p.hash == plan_hash) && old.driver == driver;
+    if !same {
+        bail!("it holds a sweep of another plan or driver; resume with the same flags, or write elsewhere with --out");
+    }
+    Ok(old
+        .cells
+        .into_iter()
+        .filter(|c| c.error.is_none())
+        .map(|c| (c.key(), c))
+        .collect())
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
@@ -456,6 +581,8 @@ pub struct Row {
     pub counted: usize,
     /// Cells excluded.
     pub excluded: usize,
+    /// Counted cells the time limit ended (failures).
+    pub cut_off: usize,
     /// Median tokens over counted cells.
     pub median_tokens: Option<f64>,
     /// That over raw's.
@@ -470,16 +597,36 @@ pub struct Row {
     pub fetches: u64,
     /// Reruns of the task's command over the row's cells.
     pub reruns: u64,
+    /// Pairs with raw: the same repeat, both counted, both with tokens.
+    pub pairs: usize,
+    /// The smallest p-value that many pairs can give.
+    pub p_floor: Option<f64>,
     /// Paired permutation p-value of log token ratios against raw.
     pub p: Option<f64>,
     /// Bootstrap 95% interval of the median paired ratio.
     pub interval: Option<(f64, f64)>,
 }
 
+/// A task's knee.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Knee {
+    /// The first level whose success falls below raw's.
+    At(String),
+    /// Success never falls below raw's.
+    None,
+    /// No raw cell was counted, so there is nothing to compare with.
+    NoRaw,
+}
+
 /// Aggregates a sweep into rows and each task's knee.
-pub fn report(s: &Sweep) -> (Vec<Row>, BTreeMap<String, Option<String>>) {
-    let mut tasks: Vec<String> = s.cells.iter().map(|c| c.task.clone()).collect();
-    tasks.dedup();
+pub fn report(s: &Sweep) -> (Vec<Row>, BTreeMap<String, Knee>) {
+    // Tasks in the order they first appear (cells are interleaved across tasks).
+    let mut tasks: Vec<String> = Vec::new();
+    for c in &s.cells {
+        if !tasks.contains(&c.task) {
+            tasks.push(c.task.clone());
+        }
+    }
     let counted = |task: &str, v: &str| -> Vec<&CellResult> {
         s.cells
             .iter()
@@ -492,7 +639,11 @@ pub fn report(s: &Sweep) -> (Vec<Row>, BTreeMap<String, Option<String>>) {
         let raw = counted(task, "raw");
         let raw_median = median_of(raw.iter().filter_map(|c| c.tokens_total.map(|t| t as f64)));
         let raw_success = success_of(&raw);
-        let mut knee = None;
+        let mut knee = if raw.is_empty() {
+            Knee::NoRaw
+        } else {
+            Knee::None
+        };
         for v in VARIANTS {
             let all: Vec<&CellResult> = s
                 .cells
@@ -523,15 +674,20 @@ pub fn report(s: &Sweep) -> (Vec<Row>, BTreeMap<String, Option<String>>) {
                 let ratios: Vec<f64> = pairs.iter().map(|(r, x)| x / r).collect();
                 (
                     Some(stats::permutation_p(&logs, s.seed)),
-                    Some(stats::bootstrap_median(&ratios, 0.95, 20_000, s.seed)),
+                    Some(stats::bootstrap_median(
+                        &ratios,
+                        0.95,
+                        stats::BOOTSTRAP_RESAMPLES,
+                        s.seed,
+                    )),
                 )
             } else {
                 (None, None)
             };
-            if v.starts_with("level") && knee.is_none() {
+            if v.starts_with("level") && knee == Knee::None {
                 if let (Some(x), Some(r)) = (success, raw_success) {
                     if x < r {
-                        knee = Some(v.to_string());
+                        knee = Knee::At(v.to_string());
                     }
                 }
             }
@@ -540,6 +696,7 @@ pub fn report(s: &Sweep) -> (Vec<Row>, BTreeMap<String, Option<String>>) {
                 variant: v.to_string(),
                 counted: cells.len(),
                 excluded: all.len() - cells.len(),
+                cut_off: cells.iter().filter(|c| c.cut_off).count(),
                 median_tokens: med,
                 ratio: med.zip(raw_median).map(|(m, r)| m / r),
                 success,
@@ -547,6 +704,8 @@ pub fn report(s: &Sweep) -> (Vec<Row>, BTreeMap<String, Option<String>>) {
                 median_bytes: median_of(cells.iter().map(|c| c.bytes_read as f64)),
                 fetches: cells.iter().map(|c| c.fetches).sum(),
                 reruns: cells.iter().map(|c| c.reruns).sum(),
+                pairs: if v == "raw" { 0 } else { pairs.len() },
+                p_floor: (v != "raw" && !pairs.is_empty()).then(|| stats::p_floor(pairs.len())),
                 p,
                 interval,
             });
@@ -593,17 +752,25 @@ pub fn markdown(s: &Sweep) -> String {
             }
         ));
     }
-    out.push_str("| task | variant | cells | median tokens | vs raw | success | tool calls | bytes read | fetches | reruns | p (perm.) | median ratio 95% CI |\n");
-    out.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    if !s.complete {
+        out.push_str(&format!(
+            "PARTIAL: {} cells recorded so far; the sweep did not finish (resume it with --resume).\n\n",
+            s.cells.len()
+        ));
+    }
+    out.push_str("| task | variant | cells | median tokens | vs raw | success | tool calls | bytes read | fetches | reruns | pairs | p (perm.) | p floor | median ratio 95% CI |\n");
+    out.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     let f = |x: Option<f64>, d: usize| x.map_or("–".to_string(), |v| format!("{v:.d$}"));
     for r in &rows {
-        let cells = if r.excluded > 0 {
-            format!("{} (+{} excluded)", r.counted, r.excluded)
-        } else {
-            r.counted.to_string()
-        };
+        let mut cells = r.counted.to_string();
+        if r.cut_off > 0 {
+            cells.push_str(&format!(" ({} cut off)", r.cut_off));
+        }
+        if r.excluded > 0 {
+            cells.push_str(&format!(" (+{} excluded)", r.excluded));
+        }
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.task,
             r.variant,
             cells,
@@ -615,7 +782,13 @@ pub fn markdown(s: &Sweep) -> String {
             f(r.median_bytes, 0),
             r.fetches,
             r.reruns,
+            if r.variant == "raw" {
+                "–".to_string()
+            } else {
+                r.pairs.to_string()
+            },
             f(r.p, 3),
+            f(r.p_floor, 3),
             r.interval
                 .map_or("–".into(), |(a, b)| format!("{a:.2}–{b:.2}")),
         ));
@@ -624,10 +797,11 @@ pub fn markdown(s: &Sweep) -> String {
     for (task, knee) in &knees {
         out.push_str(&format!(
             "knee of {task}: {}\n",
-            knee.as_deref().map_or(
-                "none (success never falls below raw's)".to_string(),
-                |k| format!("{k} (first level whose success falls below raw's)")
-            )
+            match knee {
+                Knee::At(k) => format!("{k} (first level whose success falls below raw's)"),
+                Knee::None => "none (success never falls below raw's)".to_string(),
+                Knee::NoRaw => "unknown: every raw cell of this task was excluded, so there is nothing to compare with".to_string(),
+            }
         ));
     }
     let excluded: Vec<String> = s
@@ -641,15 +815,13 @@ pub fn markdown(s: &Sweep) -> String {
         .collect();
     if !excluded.is_empty() {
         out.push_str(&format!(
-            "\nexcluded cells (not counted as losses): {}\n",
+            "\nexcluded cells (infrastructure, not counted as losses): {}\n",
             excluded.join("; ")
         ));
     }
-    let n = s.cells.iter().filter(|c| c.variant == "raw").count() / knees.len().max(1);
-    out.push_str(&format!(
-        "\nWith {n} pairs per cell the smallest two-sided p a permutation test can give is {:.3}.\n",
-        stats::p_floor(n)
-    ));
+    out.push_str(
+        "\npairs: the same repeat of raw and the variant, both counted; p floor: the smallest two-sided p a permutation test on that many pairs can give (2/2^n). Cells the time limit cut off count as failures.\n",
+    );
     out
 }
 
@@ -665,25 +837,19 @@ mod tests {
         success: bool,
         excluded: Option<&str>,
     ) -> CellResult {
-        CellResult {
-            task: task.into(),
-            variant: variant.into(),
-            repeat,
-            tokens: Some(Tokens {
-                input: tokens,
-                ..Tokens::default()
-            }),
-            tokens_total: Some(tokens),
-            tool_calls: 3,
-            turns: 4,
-            bytes_read: 100,
-            fetches: 0,
-            reruns: 0,
-            success,
-            excluded: excluded.map(String::from),
-            duration_s: 1.0,
-            vm: None,
-        }
+        let mut c = CellResult::empty(task, variant, repeat);
+        c.tokens = Some(Tokens {
+            input: tokens,
+            ..Tokens::default()
+        });
+        c.tokens_total = Some(tokens);
+        c.tool_calls = 3;
+        c.turns = 4;
+        c.bytes_read = 100;
+        c.success = success;
+        c.excluded = excluded.map(String::from);
+        c.duration_s = 1.0;
+        c
     }
 
     fn sweep(cells: Vec<CellResult>) -> Sweep {
@@ -701,11 +867,12 @@ mod tests {
             vm: None,
             plan: None,
             cells,
+            complete: true,
         }
     }
 
     #[test]
-    fn exclusion_rules() {
+    fn only_infrastructure_failures_are_excluded() {
         let t = |n| {
             Some(Tokens {
                 input: n,
@@ -713,20 +880,189 @@ mod tests {
             })
         };
         assert_eq!(
-            exclusion(t(0), 0).as_deref(),
-            Some("never started: zero tokens")
+            verdict(t(0), 0),
+            Verdict::Excluded("never started: zero tokens".into())
         );
-        assert_eq!(
-            exclusion(t(13_493), 1).as_deref(),
-            Some("cut off: the agent exited 1")
-        );
-        assert_eq!(
-            exclusion(t(10), 124).as_deref(),
-            Some("cut off: the time limit ended the agent")
-        );
-        assert_eq!(exclusion(t(10), 0), None);
+        // The API was never reached: no tokens and a failed exit.
+        assert!(matches!(verdict(None, 1), Verdict::Excluded(w) if w.contains("exited 1")));
+        // An agent that spent tokens and then failed has failed, not been excluded.
+        assert_eq!(verdict(t(13_493), 1), Verdict::Counted);
+        // The time limit is a loss, counted.
+        assert_eq!(verdict(t(10), 124), Verdict::CutOff);
+        assert_eq!(verdict(None, 124), Verdict::CutOff);
+        assert_eq!(verdict(t(10), 0), Verdict::Counted);
         // Unknown tokens (a CLI that does not report them) are not "zero".
-        assert_eq!(exclusion(None, 0), None);
+        assert_eq!(verdict(None, 0), Verdict::Counted);
+    }
+
+    #[test]
+    fn cut_off_cells_count_as_failures_and_pairs_are_per_row() {
+        let mut cut = cell("t", "level2", 2, 9_000, false, None);
+        cut.cut_off = true;
+        let s = sweep(vec![
+            cell("t", "raw", 1, 1000, true, None),
+            cell("t", "raw", 2, 1100, true, None),
+            cell("t", "raw", 3, 1200, true, None),
+            cell("t", "level2", 1, 500, true, None),
+            cut,
+            cell("t", "level2", 3, 600, true, None),
+            cell("t", "level1", 1, 700, true, None),
+            cell(
+                "t",
+                "level1",
+                2,
+                800,
+                true,
+                Some("never started: zero tokens"),
+            ),
+            cell(
+                "t",
+                "level1",
+                3,
+                800,
+                true,
+                Some("never started: zero tokens"),
+            ),
+        ]);
+        let (rows, knees) = report(&s);
+        let l2 = rows.iter().find(|r| r.variant == "level2").unwrap();
+        assert_eq!((l2.counted, l2.cut_off, l2.excluded), (3, 1, 0));
+        assert_eq!(l2.success, Some(2.0 / 3.0));
+        assert_eq!((l2.pairs, l2.p_floor), (3, Some(0.25)));
+        let l1 = rows.iter().find(|r| r.variant == "level1").unwrap();
+        assert_eq!((l1.pairs, l1.p_floor), (1, Some(1.0)));
+        assert_eq!(knees["t"], Knee::At("level2".into()));
+        let md = markdown(&s);
+        assert!(md.contains("| t | level2 | 3 (1 cut off) |"), "{md}");
+        assert!(
+            md.contains("| 3 | 0.250 | 0.250 |") || md.contains("| 3 |"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn a_task_whose_raw_cells_were_all_excluded_has_no_knee_and_says_so() {
+        let s = sweep(vec![
+            cell("t", "raw", 1, 0, false, Some("never started: zero tokens")),
+            cell("t", "level2", 1, 500, true, None),
+        ]);
+        let (_, knees) = report(&s);
+        assert_eq!(knees["t"], Knee::NoRaw);
+        let md = markdown(&s);
+        assert!(md.contains("knee of t: unknown: every raw cell"), "{md}");
+        assert!(!md.contains("knee of t: none"));
+    }
+
+    fn tasks_named(names: &[&str]) -> Vec<Task> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
+        crate::tasks::load_all(
+            &root,
+            &names.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_failing_cell_is_recorded_and_the_sweep_goes_on_writing_after_every_cell() {
+        let tasks = tasks_named(&["last-line-trap"]);
+        let cells = plan(&tasks, &["raw".into(), "level2".into()], 3);
+        let writes = std::sync::Mutex::new(Vec::new());
+        let slots = run_cells(
+            &cells,
+            vec![None; cells.len()],
+            2,
+            |c| {
+                if c.variant == "level2" && c.repeat == 2 {
+                    anyhow::bail!("setup of {} failed: disk full", c.task.name);
+                }
+                let mut r = CellResult::empty(&c.task.name, &c.variant, c.repeat);
+                r.success = true;
+                Ok(r)
+            },
+            |_, _, so_far| writes.lock().unwrap().push(so_far.iter().flatten().count()),
+        );
+        assert!(slots.iter().all(Option::is_some), "every cell has a record");
+        let failed: Vec<&CellResult> = slots
+            .iter()
+            .flatten()
+            .filter(|c| c.error.is_some())
+            .collect();
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].key(), "last-line-trap/level2/2");
+        assert!(failed[0].excluded.as_deref().unwrap().contains("disk full"));
+        // One write per cell, each holding one more record than the last.
+        let mut w = writes.into_inner().unwrap();
+        w.sort();
+        assert_eq!(w, (1..=cells.len()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn resuming_keeps_recorded_cells_and_reruns_only_the_rest() {
+        let tasks = tasks_named(&["last-line-trap"]);
+        let cells = plan(&tasks, &["raw".into(), "level2".into()], 2);
+        let mut s = sweep(vec![
+            cell("last-line-trap", "raw", 1, 900, true, None),
+            CellResult::failed(&cells[1], &anyhow::anyhow!("boom")),
+        ]);
+        s.plan = Some(SweepPlan {
+            hash: "h".into(),
+            shard: 0,
+            shards: 1,
+            cells: Vec::new(),
+            order: Vec::new(),
+        });
+        assert!(resumable(s.clone(), "other", "scripted").is_err());
+        assert!(resumable(s.clone(), "h", "claude").is_err());
+        let mut kept = resumable(s, "h", "scripted").unwrap();
+        assert_eq!(kept.keys().collect::<Vec<_>>(), ["last-line-trap/raw/1"]);
+        let recorded: Vec<Option<CellResult>> = cells
+            .iter()
+            .map(|c| kept.remove(&format!("{}/{}/{}", c.task.name, c.variant, c.repeat)))
+            .collect();
+        let ran = std::sync::Mutex::new(Vec::new());
+        let slots = run_cells(
+            &cells,
+            recorded,
+            1,
+            |c| {
+                ran.lock()
+                    .unwrap()
+                    .push(format!("{}/{}", c.variant, c.repeat));
+                Ok(CellResult::empty(&c.task.name, &c.variant, c.repeat))
+            },
+            |_, _, _| {},
+        );
+        let mut ran = ran.into_inner().unwrap();
+        ran.sort();
+        assert_eq!(ran, ["level2/1", "level2/2", "raw/2"]);
+        // The kept cell's record is the one from before, not a rerun.
+        let first = slots
+            .iter()
+            .flatten()
+            .find(|c| c.key() == "last-line-trap/raw/1")
+            .unwrap();
+        assert_eq!(first.tokens_total, Some(900));
+    }
+
+    #[test]
+    fn interleaved_cells_give_one_row_per_task_and_variant() {
+        let s = sweep(vec![
+            cell("a", "raw", 1, 10, true, None),
+            cell("b", "raw", 1, 10, true, None),
+            cell("a", "level2", 1, 5, true, None),
+            cell("b", "level2", 1, 5, true, None),
+            cell("a", "raw", 2, 10, true, None),
+        ]);
+        let (rows, _) = report(&s);
+        let keys: Vec<String> = rows.iter().map(|r| format!("{}/{}", r.task, r.variant)).collect();
+        assert_eq!(keys, ["a/raw", "a/level2", "b/raw", "b/level2"]);
+    }
+
+    #[test]
+    fn a_partial_sweep_says_so() {
+        let mut s = sweep(vec![cell("t", "raw", 1, 10, true, None)]);
+        s.complete = false;
+        assert!(markdown(&s).contains("PARTIAL: 1 cells recorded"));
     }
 
     #[test]
@@ -753,7 +1089,7 @@ mod tests {
         assert_eq!(l2.success, Some(1.0));
         assert_eq!(l2.median_tokens, Some(500.0));
         assert_eq!(l2.ratio, Some(500.0 / 1050.0));
-        assert_eq!(knees["t"].as_deref(), Some("level1"));
+        assert_eq!(knees["t"], Knee::At("level1".into()));
         let md = markdown(&s);
         assert!(md.starts_with("SIMULATION"));
         assert!(md.contains("knee of t: level1"));

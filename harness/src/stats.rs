@@ -19,6 +19,9 @@ pub const EXACT_MAX: usize = 20;
 /// Monte Carlo resamples above `EXACT_MAX`.
 pub const RESAMPLES: usize = 100_000;
 
+/// Bootstrap resamples every report uses (and the test checks at this count).
+pub const BOOTSTRAP_RESAMPLES: usize = 20_000;
+
 /// The smallest two-sided p-value n pairs can produce.
 pub fn p_floor(n: usize) -> f64 {
     (2.0 / 2f64.powi(n as i32)).min(1.0)
@@ -164,14 +167,18 @@ mod tests {
     }
 
     #[test]
-    fn bootstrap_bounds_match_scipy_within_one_neighbour() {
+    fn bootstrap_bounds_match_scipy_within_one_neighbour_at_the_reports_resample_count() {
         let v = vectors();
         for case in v["bootstrap"].as_array().unwrap() {
             let values = floats(&case["values"]);
             let mut sorted = values.clone();
             sorted.sort_by(f64::total_cmp);
-            let (lo, hi) =
-                bootstrap_median(&values, case["confidence"].as_f64().unwrap(), 200_000, 7);
+            let (lo, hi) = bootstrap_median(
+                &values,
+                case["confidence"].as_f64().unwrap(),
+                BOOTSTRAP_RESAMPLES,
+                7,
+            );
             for (got, want) in [
                 (lo, case["low"].as_f64().unwrap()),
                 (hi, case["high"].as_f64().unwrap()),
@@ -180,10 +187,15 @@ mod tests {
                     .iter()
                     .position(|x| (x - want).abs() < 1e-9)
                     .expect("reference bound is a data value");
-                let ok = sorted[i.saturating_sub(1)..=(i + 1).min(sorted.len() - 1)]
-                    .iter()
-                    .any(|x| (x - got).abs() < 1e-9 || (got - want).abs() < 1e-9);
-                assert!(ok, "{}: bound {got}, scipy {want}", case["name"]);
+                // The bound lies between the reference's neighbours in the data
+                // (a percentile interpolates between two order statistics).
+                let lo_n = sorted[i.saturating_sub(1)];
+                let hi_n = sorted[(i + 1).min(sorted.len() - 1)];
+                assert!(
+                    lo_n - 1e-9 <= got && got <= hi_n + 1e-9,
+                    "{}: bound {got}, scipy {want}, neighbours {lo_n}..{hi_n}",
+                    case["name"]
+                );
             }
         }
     }

@@ -7,7 +7,12 @@ use std::process::Command;
 use harness::tasks::Task;
 
 fn task(name: &str) -> Task {
-    Task::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks").join(name)).unwrap()
+    Task::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tasks")
+            .join(name),
+    )
+    .unwrap()
 }
 
 fn scratch(tag: &str) -> PathBuf {
@@ -69,8 +74,12 @@ fn check(name: &str, answer_file: &str) {
     assert!(setup.success());
     let scripts = files(&dir);
     // Two runs, two answers.
-    let first = t.find(&sh(&dir, &t.command)).expect("the answer is printed");
-    let second = t.find(&sh(&dir, &t.command)).expect("the answer is printed");
+    let first = t
+        .find(&sh(&dir, &t.command))
+        .expect("the answer is printed");
+    let second = t
+        .find(&sh(&dir, &t.command))
+        .expect("the answer is printed");
     assert_ne!(first, second, "{name}: the answer must differ per run");
     // A run whose output nobody reads leaves nothing to compute the answer from:
     // every file a run adds holds only the answer's SHA-256, for the verifier.
@@ -80,7 +89,11 @@ fn check(name: &str, answer_file: &str) {
     let digest = sha256_hex(&last);
     for f in files(&dir) {
         let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
-        assert!(!text.contains(&last), "{name}: {} holds the answer", f.display());
+        assert!(
+            !text.contains(&last),
+            "{name}: {} holds the answer",
+            f.display()
+        );
         assert!(
             scripts.contains(&f) || text.trim() == digest,
             "{name}: the run left {} holding something other than the answer's digest: {:?}",
@@ -92,7 +105,10 @@ fn check(name: &str, answer_file: &str) {
     std::fs::write(dir.join(answer_file), format!("{second}\n")).unwrap();
     assert!(!verify(&t, &dir), "{name}: a stale answer verified");
     std::fs::write(dir.join(answer_file), format!("{last}\n")).unwrap();
-    assert!(verify(&t, &dir), "{name}: the answer from the output did not verify");
+    assert!(
+        verify(&t, &dir),
+        "{name}: the answer from the output did not verify"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

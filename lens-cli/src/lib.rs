@@ -14,6 +14,8 @@ pub mod platform;
 pub mod rewrite;
 mod runlog;
 mod stats;
+
+pub use stats::{command_key, tokens as estimated_tokens};
 mod store;
 
 use std::ffi::OsString;

@@ -94,8 +94,25 @@ pub enum Refusal {
 
 /// The rewritten command line, or why it is left alone.
 pub fn rewrite(line: &str) -> Result<String, Refusal> {
+    let mut out = line.to_string();
+    for (at, _) in plan(line)?.into_iter().rev() {
+        out.insert_str(at, "lens ");
+    }
+    Ok(out)
+}
+
+/// The argv of every simple command of `line` that [`rewrite`] puts `lens` in
+/// front of, in order (program name without its directory, operands unquoted), or
+/// why the line is left alone. What a replay of a recorded command runs through
+/// the filter.
+pub fn filtered_argvs(line: &str) -> Result<Vec<Vec<String>>, Refusal> {
+    Ok(plan(line)?.into_iter().map(|(_, argv)| argv).collect())
+}
+
+/// Where `lens ` goes in `line`, with the argv it then filters.
+fn plan(line: &str) -> Result<Vec<(usize, Vec<String>)>, Refusal> {
     let toks = tokenize(line)?;
-    let mut inserts: Vec<usize> = Vec::new();
+    let mut inserts = Vec::new();
     // Split into simple commands at operators, remembering what follows each.
     let mut start = 0;
     while start < toks.len() {
@@ -106,9 +123,9 @@ pub fn rewrite(line: &str) -> Result<String, Refusal> {
         let next = toks.get(end);
         let piped_out = matches!(next, Some(Tok::Op("|" | "|&", _)));
         let background = matches!(next, Some(Tok::Op("&", _)));
-        if let Some(at) = candidate(&toks[start..end]) {
+        if let Some(c) = candidate(&toks[start..end]) {
             if !piped_out && !background {
-                inserts.push(at);
+                inserts.push(c);
             }
         }
         start = end + 1;
@@ -116,11 +133,7 @@ pub fn rewrite(line: &str) -> Result<String, Refusal> {
     if inserts.is_empty() {
         return Err(Refusal::Nothing);
     }
-    let mut out = line.to_string();
-    for at in inserts.into_iter().rev() {
-        out.insert_str(at, "lens ");
-    }
-    Ok(out)
+    Ok(inserts)
 }
 
 /// The simple commands of a line, as written (trimmed), in order; `None` when
@@ -140,8 +153,9 @@ pub fn simple_commands(line: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
-/// Where `lens ` goes in one simple command, if it is to be rewritten.
-fn candidate(cmd: &[Tok]) -> Option<usize> {
+/// Where `lens ` goes in one simple command, if it is to be rewritten, and the
+/// argv lens then runs.
+fn candidate(cmd: &[Tok]) -> Option<(usize, Vec<String>)> {
     let mut words: Vec<(usize, &str)> = Vec::new();
     for t in cmd {
         match t {
@@ -181,7 +195,7 @@ fn candidate(cmd: &[Tok]) -> Option<usize> {
     if crate::interactive::is_interactive(&argv, true) {
         return None;
     }
-    Some(at)
+    Some((at, argv))
 }
 
 /// The subcommand: the first word after the program that is not an option (for
@@ -417,6 +431,32 @@ fn word(line: &str, i: usize) -> Result<(String, usize), Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filtered_argvs_name_what_lens_would_run() {
+        let v = |l: &str| filtered_argvs(l);
+        assert_eq!(
+            v("cd apps/app && pnpm test NavUser.test.tsx"),
+            Ok(vec![vec![
+                "pnpm".to_string(),
+                "test".into(),
+                "NavUser.test.tsx".into()
+            ]])
+        );
+        assert_eq!(
+            v(r#"RUST_LOG=1 /usr/bin/cargo build --message-format "short""#),
+            Ok(vec![vec![
+                "cargo".to_string(),
+                "build".into(),
+                "--message-format".into(),
+                "short".into()
+            ]])
+        );
+        // A piped stage is left alone, so its output reaches the pipe raw.
+        assert_eq!(v("find . -name '*.ts' | head -50"), Err(Refusal::Nothing));
+        assert_eq!(v("echo hi"), Err(Refusal::Nothing));
+        assert!(matches!(v("ls $(pwd) `x`"), Err(Refusal::Unparsed(_))));
+    }
 
     fn rw(s: &str) -> Option<String> {
         rewrite(s).ok()

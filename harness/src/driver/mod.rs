@@ -1,10 +1,8 @@
-//! Drivers: who acts in a cell. Three real agent CLIs, each turned from its own JSON
-//! output into tokens, tool calls and turns, and a deterministic scripted agent for
-//! tests and for machines without credentials (its results say they are simulated).
+//! Drivers: who acts in a cell. Three real agent CLIs, each read from its own JSON
+//! output (see [`crate::transcript`]) into tokens, tool calls, turns and the shell
+//! results it was given, and a deterministic scripted agent for tests and for
+//! machines without credentials (its results say they are simulated).
 
-pub mod claude;
-pub mod codex;
-pub mod cursor;
 pub mod scripted;
 
 use std::path::{Path, PathBuf};
@@ -16,6 +14,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::shim::find_program;
 use crate::tasks::Task;
+use crate::transcript::{self, Format, Transcript};
+
+pub use crate::transcript::Agent;
 
 /// Tokens an agent spent, as its CLI reports them.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -46,13 +47,43 @@ pub struct Outcome {
     pub tool_calls: u64,
     /// Model turns.
     pub turns: u64,
-    /// Bytes the agent read from the command it was told to run (and its recoveries).
+    /// Bytes of the shell results the agent was given (the command it was told to
+    /// run, its recoveries, and anything else it ran).
     pub bytes_read: u64,
     /// The agent process's exit code (124 when the time limit cut it off).
     pub exit: i32,
     /// The shell commands the agent ran, in order, as it wrote them.
     #[serde(default)]
     pub commands: Vec<String>,
+    /// Shell results that were Lens views (they carry a marker).
+    #[serde(default)]
+    pub views: u64,
+    /// The agent CLI's version and model, as its transcript gives them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Agent>,
+    /// The end of what the agent wrote to stderr (at most [`STDERR_TAIL`] bytes).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+}
+
+/// How much of an agent's stderr a cell keeps: its end, where the error is.
+pub const STDERR_TAIL: usize = 4096;
+
+impl Outcome {
+    /// What a transcript says of the session.
+    pub fn from_transcript(t: &Transcript) -> Outcome {
+        Outcome {
+            tokens: t.tokens,
+            tool_calls: t.tool_calls,
+            turns: t.turns,
+            bytes_read: t.shell_bytes(),
+            exit: 0,
+            commands: t.shell.iter().map(|c| c.command.clone()).collect(),
+            views: t.shell.iter().filter(|c| c.is_lens_view()).count() as u64,
+            agent: Some(t.agent.clone()),
+            stderr: String::new(),
+        }
+    }
 }
 
 /// How an agent recovered what a view left out: shell commands that fetched a
@@ -136,6 +167,16 @@ impl Driver {
     /// True for the simulated agent.
     pub fn simulated(self) -> bool {
         self == Driver::Scripted
+    }
+
+    /// The transcript format the agent prints, for real drivers.
+    pub fn format(self) -> Option<Format> {
+        match self {
+            Driver::Scripted => None,
+            Driver::Claude => Some(Format::ClaudeStream),
+            Driver::Cursor => Some(Format::CursorStream),
+            Driver::Codex => Some(Format::CodexExec),
+        }
     }
 
     /// How the agent reaches its API from inside a microVM through the credential
@@ -230,24 +271,33 @@ impl Driver {
             Driver::Scripted => unreachable!(),
         };
         cmd.current_dir(dir).env("PATH", path).stdin(Stdio::null());
-        let (stdout, exit) = run_limited(cmd, Duration::from_secs(task.time_limit_s))?;
-        let text = String::from_utf8_lossy(&stdout);
-        let mut outcome = match self {
-            Driver::Claude => claude::parse(&text),
-            Driver::Cursor => cursor::parse(&text),
-            Driver::Codex => codex::parse(&text),
-            Driver::Scripted => unreachable!(),
-        };
-        outcome.exit = exit;
+        let run = run_limited(cmd, Duration::from_secs(task.time_limit_s))?;
+        let text = String::from_utf8_lossy(&run.stdout);
+        let format = self.format().expect("a real driver");
+        let mut outcome = Outcome::from_transcript(&transcript::parse_as(&text, format));
+        outcome.exit = run.exit;
+        outcome.stderr = run.stderr_tail;
         Ok(outcome)
     }
 }
 
+/// What [`run_limited`] brings back.
+#[derive(Debug)]
+pub struct Run {
+    /// Everything the process wrote to stdout.
+    pub stdout: Vec<u8>,
+    /// The last [`STDERR_TAIL`] bytes of its stderr.
+    pub stderr_tail: String,
+    /// Its exit code; 124 when the limit ended it.
+    pub exit: i32,
+}
+
 /// Runs a command to completion or the limit; 124 on timeout, like timeout(1).
-pub fn run_limited(mut cmd: Command, limit: Duration) -> Result<(Vec<u8>, i32)> {
+pub fn run_limited(mut cmd: Command, limit: Duration) -> Result<Run> {
     let out_file = tempfile_path("driver-out");
+    let err_file = tempfile_path("driver-err");
     cmd.stdout(std::fs::File::create(&out_file)?)
-        .stderr(Stdio::null());
+        .stderr(std::fs::File::create(&err_file)?);
     let mut child = cmd.spawn()?;
     let started = Instant::now();
     let exit = loop {
@@ -261,9 +311,16 @@ pub fn run_limited(mut cmd: Command, limit: Duration) -> Result<(Vec<u8>, i32)> 
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let out = std::fs::read(&out_file)?;
+    let stdout = std::fs::read(&out_file)?;
+    let err = std::fs::read(&err_file).unwrap_or_default();
     let _ = std::fs::remove_file(&out_file);
-    Ok((out, exit))
+    let _ = std::fs::remove_file(&err_file);
+    let from = err.len().saturating_sub(STDERR_TAIL);
+    Ok(Run {
+        stdout,
+        stderr_tail: String::from_utf8_lossy(&err[from..]).into_owned(),
+        exit,
+    })
 }
 
 fn tempfile_path(stem: &str) -> PathBuf {
@@ -274,12 +331,6 @@ fn tempfile_path(stem: &str) -> PathBuf {
         std::process::id(),
         N.fetch_add(1, Ordering::SeqCst)
     ))
-}
-
-/// Parses a line-delimited JSON stream, skipping lines that are not JSON.
-pub fn json_lines(text: &str) -> impl Iterator<Item = serde_json::Value> + '_ {
-    text.lines()
-        .filter_map(|l| serde_json::from_str(l.trim()).ok())
 }
 
 /// Fails when a driver name is unknown, naming the choices.
@@ -321,9 +372,23 @@ mod tests {
     fn time_limit_cuts_off_with_124() {
         let mut c = Command::new("sh");
         c.args(["-c", "echo started; sleep 5"]);
-        let (out, exit) = run_limited(c, Duration::from_millis(200)).unwrap();
-        assert_eq!(exit, 124);
-        assert_eq!(out, b"started\n");
+        let run = run_limited(c, Duration::from_millis(200)).unwrap();
+        assert_eq!(run.exit, 124);
+        assert_eq!(run.stdout, b"started\n");
+    }
+
+    #[test]
+    fn the_end_of_the_agents_stderr_is_kept() {
+        let mut c = Command::new("sh");
+        c.args([
+            "-c",
+            "i=0; while [ $i -lt 2000 ]; do echo \"noise $i\" >&2; i=$((i+1)); done; echo 'API Error: 529 overloaded' >&2; exit 1",
+        ]);
+        let run = run_limited(c, Duration::from_secs(20)).unwrap();
+        assert_eq!(run.exit, 1);
+        assert!(run.stderr_tail.ends_with("API Error: 529 overloaded\n"));
+        assert!(run.stderr_tail.len() <= STDERR_TAIL);
+        assert!(!run.stderr_tail.contains("noise 0\n"));
     }
 
     #[test]

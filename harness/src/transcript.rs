@@ -1,0 +1,527 @@
+//! Agent transcripts: what an agent CLI recorded of a session, read into one shape.
+//!
+//! Five formats, told apart by their events:
+//!
+//! - Claude Code's print mode (`claude -p --output-format stream-json --verbose`):
+//!   a `system` init (model, `claude_code_version`), `assistant` messages whose
+//!   `tool_use` blocks are the calls, `user` messages whose `tool_result` blocks
+//!   answer them by id, and a final `result` with the session's `usage`.
+//! - Claude Code's session log (`~/.claude/projects/<dir>/<session>.jsonl`): the
+//!   same messages with `sessionId` and `version` on every line and no `result`;
+//!   an API response is split over several lines that repeat its `usage`, so
+//!   tokens are summed once per message id.
+//! - `codex exec --json`: `item.completed` items of type `command_execution` carry
+//!   the command, its `aggregated_output` and exit code; `turn.completed` the
+//!   usage, whose `input_tokens` include the cached ones.
+//! - Codex's session log (`~/.codex/sessions/…/rollout-*.jsonl`): `function_call`
+//!   items (`shell` with an argv array, or a command string) answered by
+//!   `function_call_output` with the same `call_id`; `token_count` events carry
+//!   the running usage; `session_meta` the CLI version, `turn_context` the model.
+//! - cursor-agent's stream-json: `tool_call` events, `started` then `completed`,
+//!   a `shellToolCall` holding the command and its stdout, stderr and exit code.
+//!
+//! Tokens keep their kinds apart (input, output, cache read, cache write); they are
+//! never summed with equal weight here.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::driver::Tokens;
+
+/// The transcript formats.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// `claude -p --output-format stream-json`.
+    ClaudeStream,
+    /// A Claude Code session log.
+    ClaudeSession,
+    /// `codex exec --json`.
+    CodexExec,
+    /// A Codex session log.
+    CodexRollout,
+    /// `cursor-agent -p --output-format stream-json`.
+    CursorStream,
+}
+
+impl Format {
+    /// The agent CLI that writes it.
+    pub fn agent(self) -> &'static str {
+        match self {
+            Format::ClaudeStream | Format::ClaudeSession => "claude",
+            Format::CodexExec | Format::CodexRollout => "codex",
+            Format::CursorStream => "cursor",
+        }
+    }
+}
+
+/// The agent as it described itself.
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq, Eq)]
+pub struct Agent {
+    /// The CLI (`claude`, `codex`, `cursor`).
+    pub cli: String,
+    /// Its version, when the transcript names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The model, when the transcript names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// One shell command the agent ran, with what came back to it.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct ShellCall {
+    /// The command line, unwrapped from a `bash -lc '…'` the CLI put around it.
+    pub command: String,
+    /// The result text the agent was given.
+    pub output: String,
+    /// Its stdout and stderr apart, when the transcript keeps them apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<(String, String)>,
+    /// The exit code, when the transcript records one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<i32>,
+}
+
+impl ShellCall {
+    /// True when what came back was a Lens view (it carries a marker).
+    pub fn is_lens_view(&self) -> bool {
+        self.output.contains("[lens: ")
+    }
+}
+
+/// A session as its transcript recorded it.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Transcript {
+    /// The format it was read as.
+    pub format: Format,
+    /// The agent.
+    pub agent: Agent,
+    /// Tokens, when the transcript reports them.
+    pub tokens: Option<Tokens>,
+    /// Model turns (API responses).
+    pub turns: u64,
+    /// Tool calls of every kind.
+    pub tool_calls: u64,
+    /// Bytes of every tool result the agent was given.
+    pub tool_result_bytes: u64,
+    /// The shell calls, in order, with their results.
+    pub shell: Vec<ShellCall>,
+}
+
+impl Transcript {
+    /// Bytes of the shell results.
+    pub fn shell_bytes(&self) -> u64 {
+        self.shell.iter().map(|c| c.output.len() as u64).sum()
+    }
+}
+
+fn lines(text: &str) -> impl Iterator<Item = Value> + '_ {
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .filter(Value::is_object)
+}
+
+/// Which format `text` is, from its events; `None` when it is none of them.
+pub fn detect(text: &str) -> Option<Format> {
+    let mut claude_stream = false;
+    for e in lines(text) {
+        let t = e["type"].as_str().unwrap_or("");
+        match t {
+            "thread.started" | "turn.started" | "turn.completed" | "turn.failed"
+            | "item.started" | "item.completed" => return Some(Format::CodexExec),
+            "session_meta" | "response_item" | "event_msg" | "turn_context" => {
+                return Some(Format::CodexRollout)
+            }
+            "tool_call" => return Some(Format::CursorStream),
+            _ => {}
+        }
+        if e.get("sessionId").is_some() && matches!(t, "user" | "assistant" | "system" | "summary")
+        {
+            return Some(Format::ClaudeSession);
+        }
+        if matches!(t, "system" | "assistant" | "user" | "result") {
+            claude_stream = true;
+        }
+    }
+    claude_stream.then_some(Format::ClaudeStream)
+}
+
+/// Reads a transcript of any of the formats.
+pub fn parse(text: &str) -> Result<Transcript> {
+    let Some(format) = detect(text) else {
+        bail!("not a transcript this harness reads (Claude Code stream-json or session log, codex exec --json or session log, cursor-agent stream-json)");
+    };
+    Ok(parse_as(text, format))
+}
+
+/// Reads a transcript known to be `format`.
+pub fn parse_as(text: &str, format: Format) -> Transcript {
+    let mut t = Transcript {
+        format,
+        agent: Agent {
+            cli: format.agent().into(),
+            ..Agent::default()
+        },
+        tokens: None,
+        turns: 0,
+        tool_calls: 0,
+        tool_result_bytes: 0,
+        shell: Vec::new(),
+    };
+    match format {
+        Format::ClaudeStream | Format::ClaudeSession => claude(text, &mut t),
+        Format::CodexExec => codex_exec(text, &mut t),
+        Format::CodexRollout => codex_rollout(text, &mut t),
+        Format::CursorStream => cursor(text, &mut t),
+    }
+    t
+}
+
+/// The text of a Claude tool result's `content`: a string, or text blocks.
+fn result_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn claude(text: &str, t: &mut Transcript) {
+    // Bash calls by id, in order, waiting for their results.
+    let mut pending: BTreeMap<String, usize> = BTreeMap::new();
+    let mut seen_messages: BTreeSet<String> = BTreeSet::new();
+    let mut summed = Tokens::default();
+    let mut final_usage = None;
+    for e in lines(text) {
+        if t.agent.version.is_none() {
+            t.agent.version = e["claude_code_version"]
+                .as_str()
+                .or(e["version"].as_str())
+                .map(String::from);
+        }
+        match e["type"].as_str() {
+            Some("system") if e["subtype"] == "init" => {
+                t.agent.model = e["model"].as_str().map(String::from);
+            }
+            Some("assistant") => {
+                let m = &e["message"];
+                if t.agent.model.is_none() {
+                    t.agent.model = m["model"].as_str().map(String::from);
+                }
+                // One API response may span several lines, each repeating its usage.
+                let id = m["id"].as_str().unwrap_or("").to_string();
+                if id.is_empty() || seen_messages.insert(id) {
+                    t.turns += 1;
+                    let u = &m["usage"];
+                    let n = |k: &str| u[k].as_u64().unwrap_or(0);
+                    summed.input += n("input_tokens");
+                    summed.output += n("output_tokens");
+                    summed.cache_read += n("cache_read_input_tokens");
+                    summed.cache_write += n("cache_creation_input_tokens");
+                }
+                for b in m["content"].as_array().into_iter().flatten() {
+                    if b["type"] != "tool_use" {
+                        continue;
+                    }
+                    t.tool_calls += 1;
+                    if b["name"] == "Bash" {
+                        if let (Some(id), Some(c)) =
+                            (b["id"].as_str(), b["input"]["command"].as_str())
+                        {
+                            pending.insert(id.to_string(), t.shell.len());
+                            t.shell.push(ShellCall {
+                                command: c.to_string(),
+                                output: String::new(),
+                                streams: None,
+                                exit: None,
+                            });
+                        }
+                    }
+                }
+            }
+            Some("user") => {
+                let side = e.get("toolUseResult").or_else(|| e.get("tool_use_result"));
+                for b in e["message"]["content"].as_array().into_iter().flatten() {
+                    if b["type"] != "tool_result" {
+                        continue;
+                    }
+                    let body = result_text(&b["content"]);
+                    t.tool_result_bytes += body.len() as u64;
+                    let Some(&i) = b["tool_use_id"].as_str().and_then(|id| pending.get(id)) else {
+                        continue;
+                    };
+                    let call = &mut t.shell[i];
+                    call.output = body;
+                    if b["is_error"] == true {
+                        call.exit = Some(1);
+                    }
+                    if let Some(s) = side {
+                        if let (Some(o), Some(r)) = (s["stdout"].as_str(), s["stderr"].as_str()) {
+                            call.streams = Some((o.to_string(), r.to_string()));
+                        }
+                    }
+                }
+            }
+            Some("result") => {
+                let u = &e["usage"];
+                let n = |k: &str| u[k].as_u64().unwrap_or(0);
+                final_usage = Some(Tokens {
+                    input: n("input_tokens"),
+                    output: n("output_tokens"),
+                    cache_read: n("cache_read_input_tokens"),
+                    cache_write: n("cache_creation_input_tokens"),
+                });
+                if let Some(turns) = e["num_turns"].as_u64() {
+                    t.turns = turns;
+                }
+            }
+            _ => {}
+        }
+    }
+    // The final result's usage is the session's own total; a session log has none,
+    // and its per-response usages are summed once each.
+    t.tokens = final_usage.or((t.turns > 0).then_some(summed));
+}
+
+/// The command inside `bash -lc '…'` (or `sh -c`, `zsh -lc`), as the shell would
+/// read it; any other command line as it is.
+pub fn unwrap_shell(command: &str) -> String {
+    let c = command.trim();
+    for shell in ["bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh"] {
+        for flag in ["-lc", "-c"] {
+            let prefix = format!("{shell} {flag} ");
+            if let Some(rest) = c.strip_prefix(&prefix) {
+                return unquote(rest.trim());
+            }
+        }
+    }
+    c.to_string()
+}
+
+/// One shell word: `'…'` (with `'\''` inside) or `"…"` unquoted; anything else as is.
+fn unquote(s: &str) -> String {
+    if s.len() >= 2 && s.starts_with('\'') && s.ends_with('\'') {
+        return s[1..s.len() - 1].replace("'\\''", "'");
+    }
+    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+        return s[1..s.len() - 1]
+            .replace("\\\"", "\"")
+            .replace("\\\\", "\\");
+    }
+    s.to_string()
+}
+
+/// A command given as an argv array (`["bash", "-lc", "ls"]`) as one line.
+fn argv_line(argv: &[Value]) -> String {
+    let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
+    match words.as_slice() {
+        [shell, flag, script]
+            if matches!(*flag, "-lc" | "-c")
+                && shell
+                    .rsplit('/')
+                    .next()
+                    .is_some_and(|s| matches!(s, "bash" | "sh" | "zsh")) =>
+        {
+            script.to_string()
+        }
+        _ => words.join(" "),
+    }
+}
+
+fn codex_exec(text: &str, t: &mut Transcript) {
+    let mut tokens: Option<Tokens> = None;
+    for e in lines(text) {
+        match e["type"].as_str() {
+            Some("item.completed") => {
+                let item = &e["item"];
+                let kind = item["type"].as_str().unwrap_or("");
+                if matches!(
+                    kind,
+                    "command_execution" | "file_change" | "mcp_tool_call" | "web_search"
+                ) {
+                    t.tool_calls += 1;
+                }
+                if kind == "command_execution" {
+                    let output = item["aggregated_output"].as_str().unwrap_or("").to_string();
+                    t.tool_result_bytes += output.len() as u64;
+                    t.shell.push(ShellCall {
+                        command: unwrap_shell(item["command"].as_str().unwrap_or("")),
+                        output,
+                        streams: None,
+                        exit: item["exit_code"].as_i64().map(|x| x as i32),
+                    });
+                }
+            }
+            Some("turn.completed") => {
+                t.turns += 1;
+                let u = &e["usage"];
+                let n = |k: &str| u[k].as_u64().unwrap_or(0);
+                let tk = tokens.get_or_insert_with(Tokens::default);
+                let cached = n("cached_input_tokens");
+                tk.input += n("input_tokens").saturating_sub(cached);
+                tk.cache_read += cached;
+                tk.output += n("output_tokens");
+            }
+            Some("turn.failed") => t.turns += 1,
+            _ => {}
+        }
+    }
+    t.tokens = tokens;
+}
+
+fn codex_rollout(text: &str, t: &mut Transcript) {
+    let mut pending: BTreeMap<String, usize> = BTreeMap::new();
+    let mut last_usage: Option<Value> = None;
+    for e in lines(text) {
+        let p = &e["payload"];
+        match (e["type"].as_str(), p["type"].as_str()) {
+            (Some("session_meta"), _) => {
+                t.agent.version = p["cli_version"].as_str().map(String::from);
+            }
+            (Some("turn_context"), _) if t.agent.model.is_none() => {
+                t.agent.model = p["model"].as_str().map(String::from);
+            }
+            (Some("event_msg"), Some("token_count")) if p["info"].is_object() => {
+                t.turns += 1;
+                last_usage = Some(p["info"]["total_token_usage"].clone());
+            }
+            (
+                Some("response_item"),
+                Some("function_call" | "local_shell_call" | "custom_tool_call"),
+            ) => {
+                t.tool_calls += 1;
+                let args: Value = p["arguments"]
+                    .as_str()
+                    .and_then(|a| serde_json::from_str(a).ok())
+                    .unwrap_or(Value::Null);
+                let command = match &args["command"] {
+                    Value::Array(v) => Some(argv_line(v)),
+                    Value::String(s) => Some(unwrap_shell(s)),
+                    _ => args["cmd"]
+                        .as_str()
+                        .map(unwrap_shell)
+                        .or_else(|| p["action"]["command"].as_array().map(|v| argv_line(v))),
+                };
+                if let (Some(command), Some(id)) = (command, p["call_id"].as_str()) {
+                    pending.insert(id.to_string(), t.shell.len());
+                    t.shell.push(ShellCall {
+                        command,
+                        output: String::new(),
+                        streams: None,
+                        exit: None,
+                    });
+                }
+            }
+            (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
+                let raw = p["output"].as_str().unwrap_or("");
+                // Usually JSON with the output and its exit code; a refusal by the
+                // sandbox is plain text.
+                let (output, exit) = match serde_json::from_str::<Value>(raw) {
+                    Ok(v) if v["output"].is_string() => (
+                        v["output"].as_str().unwrap_or("").to_string(),
+                        v["metadata"]["exit_code"].as_i64().map(|x| x as i32),
+                    ),
+                    _ => (raw.to_string(), None),
+                };
+                t.tool_result_bytes += output.len() as u64;
+                if let Some(&i) = p["call_id"].as_str().and_then(|id| pending.get(id)) {
+                    t.shell[i].output = output;
+                    t.shell[i].exit = exit;
+                }
+            }
+            _ => {}
+        }
+    }
+    t.tokens = last_usage.map(|u| {
+        let n = |k: &str| u[k].as_u64().unwrap_or(0);
+        let cached = n("cached_input_tokens");
+        Tokens {
+            input: n("input_tokens").saturating_sub(cached),
+            output: n("output_tokens"),
+            cache_read: cached,
+            cache_write: 0,
+        }
+    });
+}
+
+fn cursor(text: &str, t: &mut Transcript) {
+    for e in lines(text) {
+        match (e["type"].as_str(), e["subtype"].as_str()) {
+            (Some("system"), Some("init")) => {
+                t.agent.model = e["model"].as_str().map(String::from);
+            }
+            (Some("assistant"), _) => t.turns += 1,
+            (Some("tool_call"), Some("started")) => t.tool_calls += 1,
+            (Some("tool_call"), Some("completed")) => {
+                let call = &e["tool_call"];
+                let Some(shell) = call.get("shellToolCall") else {
+                    continue;
+                };
+                let r = &shell["result"];
+                let r = if r["success"].is_object() {
+                    &r["success"]
+                } else {
+                    &r["failure"]
+                };
+                let (out, err) = (
+                    r["stdout"].as_str().unwrap_or(""),
+                    r["stderr"].as_str().unwrap_or(""),
+                );
+                let output = format!("{out}{err}");
+                t.tool_result_bytes += output.len() as u64;
+                t.shell.push(ShellCall {
+                    command: shell["args"]["command"].as_str().unwrap_or("").to_string(),
+                    output,
+                    streams: Some((out.to_string(), err.to_string())),
+                    exit: r["exitCode"].as_i64().map(|x| x as i32),
+                });
+            }
+            (Some("result"), _) => {
+                let u = &e["usage"];
+                if u.is_object() {
+                    let n = |a: &str, b: &str| u[a].as_u64().or_else(|| u[b].as_u64()).unwrap_or(0);
+                    t.tokens = Some(Tokens {
+                        input: n("inputTokens", "input_tokens"),
+                        output: n("outputTokens", "output_tokens"),
+                        cache_read: n("cacheReadTokens", "cache_read_input_tokens"),
+                        cache_write: n("cacheWriteTokens", "cache_creation_input_tokens"),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_wrappers_come_off() {
+        assert_eq!(unwrap_shell("bash -lc 'cat test.js'"), "cat test.js");
+        assert_eq!(unwrap_shell("zsh -lc ls"), "ls");
+        assert_eq!(unwrap_shell(r#"/bin/bash -lc "make gate""#), "make gate");
+        assert_eq!(unwrap_shell("bash -lc 'echo '\\''hi'\\'''"), "echo 'hi'");
+        assert_eq!(unwrap_shell("cargo test"), "cargo test");
+        let argv: Vec<Value> = ["bash", "-lc", "rg \"TeamSheet\""]
+            .iter()
+            .map(|s| Value::from(*s))
+            .collect();
+        assert_eq!(argv_line(&argv), "rg \"TeamSheet\"");
+    }
+
+    #[test]
+    fn unknown_text_is_refused_with_the_formats_named() {
+        let e = parse("hello\n{\"a\":1}\n").unwrap_err().to_string();
+        assert!(e.contains("stream-json") && e.contains("codex"), "{e}");
+    }
+}

@@ -1,0 +1,178 @@
+//! The transcript readers on real recorded output of each agent CLI (see
+//! fixtures/transcripts/SOURCES.md for where each comes from), and the drivers'
+//! outcomes read from them.
+
+use harness::driver::{Outcome, Tokens};
+use harness::transcript::{detect, parse, Format};
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/transcripts")
+            .join(name),
+    )
+    .unwrap()
+}
+
+#[test]
+fn claude_print_mode_stream_with_a_bash_call() {
+    let text = fixture("claude-stream-ls.jsonl");
+    assert_eq!(detect(&text), Some(Format::ClaudeStream));
+    let t = parse(&text).unwrap();
+    assert_eq!(t.tool_calls, 1);
+    assert_eq!(t.turns, 2, "num_turns of the result event");
+    assert_eq!(t.shell.len(), 1);
+    assert_eq!(t.shell[0].command, "ls -la");
+    assert!(t.shell[0]
+        .output
+        .starts_with("total 1976\ndrwxrwxr-x  9 cyou"));
+    assert_eq!(t.shell[0].output.len(), 105);
+    assert_eq!(t.tool_result_bytes, 105);
+    // The result event's usage is the session's; the kinds stay apart.
+    assert_eq!(
+        t.tokens,
+        Some(Tokens {
+            input: 18,
+            output: 424,
+            cache_read: 17_254,
+            cache_write: 25_067,
+        })
+    );
+    assert_eq!(t.agent.model.as_deref(), Some("claude-opus-4-5-20251101"));
+    let o = Outcome::from_transcript(&t);
+    assert_eq!((o.bytes_read, o.tool_calls, o.views), (105, 1, 0));
+    assert_eq!(o.commands, ["ls -la"]);
+}
+
+#[test]
+fn claude_print_mode_names_its_version_and_model() {
+    let t = parse(&fixture("claude-stream-basic.jsonl")).unwrap();
+    assert_eq!(t.agent.cli, "claude");
+    assert_eq!(t.agent.version.as_deref(), Some("2.1.7"));
+    assert_eq!(t.agent.model.as_deref(), Some("claude-opus-4-5-20251101"));
+    assert_eq!((t.turns, t.tool_calls, t.shell.len()), (1, 0, 0));
+    assert_eq!(t.tokens.unwrap().cache_write, 21_570);
+    assert_eq!(t.tokens.unwrap().output, 25);
+}
+
+#[test]
+fn claude_session_log_pairs_results_by_id_and_counts_each_response_once() {
+    let text = fixture("claude-session-audit.jsonl");
+    assert_eq!(detect(&text), Some(Format::ClaudeSession));
+    let t = parse(&text).unwrap();
+    assert_eq!(t.agent.version.as_deref(), Some("2.0.14"));
+    assert_eq!(t.agent.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
+    // Three tool_use blocks (two Bash, one Read), all of one API response.
+    assert_eq!(t.tool_calls, 3);
+    assert_eq!(t.turns, 1);
+    assert_eq!(
+        t.tokens,
+        Some(Tokens {
+            input: 7,
+            output: 26,
+            cache_read: 14_660,
+            cache_write: 526,
+        })
+    );
+    // The results came back in another order than the calls went out.
+    let cmds: Vec<&str> = t.shell.iter().map(|c| c.command.as_str()).collect();
+    assert_eq!(
+        cmds,
+        [
+            "find . -maxdepth 3 -type f -name \"*.json\" -o -name \"*.md\" -o -name \"*.ts\" -o -name \"*.js\" | head -50",
+            "ls -la"
+        ]
+    );
+    assert!(t.shell[0].output.starts_with("./turbo.json\n./README.md\n"));
+    assert!(t.shell[0]
+        .output
+        .ends_with("./apps/claudecodeui/postcss.config.js"));
+    assert!(t.shell[1].output.starts_with("total 992\n"));
+    assert!(t.shell[1].output.ends_with("turbo.json"));
+    let (out, err) = t.shell[1].streams.clone().unwrap();
+    assert_eq!(out, t.shell[1].output);
+    assert!(err.is_empty());
+    // Every result counts in the tool-result bytes; only Bash ones are shell.
+    assert!(t.tool_result_bytes > t.shell_bytes());
+}
+
+#[test]
+fn codex_exec_stream_unwraps_the_shell_and_splits_cached_input() {
+    let text = fixture("codex-exec-cat.jsonl");
+    assert_eq!(detect(&text), Some(Format::CodexExec));
+    let t = parse(&text).unwrap();
+    assert_eq!(t.shell.len(), 1);
+    assert_eq!(t.shell[0].command, "cat test.js");
+    assert_eq!(t.shell[0].output, "console.log('Hello World');\n");
+    assert_eq!(t.shell[0].exit, Some(0));
+    assert_eq!((t.tool_calls, t.turns), (1, 1));
+    assert_eq!(
+        t.tokens,
+        Some(Tokens {
+            input: 6087 - 5120,
+            output: 204,
+            cache_read: 5120,
+            cache_write: 0,
+        })
+    );
+    let ls = parse(&fixture("codex-exec-ls.jsonl")).unwrap();
+    assert_eq!(ls.shell[0].command, "ls");
+    assert!(ls.shell[0]
+        .output
+        .starts_with("/opt/homebrew/Library/Homebrew/cmd/shellenv.sh: line 18"));
+}
+
+#[test]
+fn codex_session_log_reads_argv_calls_outputs_and_running_usage() {
+    let text = fixture("codex-rollout-services.jsonl");
+    assert_eq!(detect(&text), Some(Format::CodexRollout));
+    let t = parse(&text).unwrap();
+    assert_eq!(t.agent.version.as_deref(), Some("0.40.0"));
+    assert_eq!(t.agent.model.as_deref(), Some("gpt-5-codex"));
+    let cmds: Vec<&str> = t.shell.iter().map(|c| c.command.as_str()).collect();
+    assert_eq!(
+        cmds,
+        [
+            "ls",
+            "ls packages",
+            "ls packages/services",
+            "ls packages/services/src"
+        ]
+    );
+    assert!(t.shell.iter().all(|c| c.exit == Some(0)));
+    assert_eq!(t.shell[1].output.lines().count(), 16);
+    // The last token_count is the running total.
+    assert_eq!(
+        t.tokens,
+        Some(Tokens {
+            input: 16_001 - 14_720,
+            output: 264,
+            cache_read: 14_720,
+            cache_write: 0,
+        })
+    );
+    assert_eq!(t.turns, 5);
+    let team = parse(&fixture("codex-rollout-teamsheet.jsonl")).unwrap();
+    assert_eq!(team.shell[0].command, "rg \"TeamSheet\"");
+    assert_eq!(team.shell[0].output.lines().count(), 19);
+    // A sandbox refusal is plain text, with no exit code recorded.
+    assert!(team.shell[1].output.starts_with("failed in sandbox"));
+    assert_eq!(team.shell[1].exit, None);
+}
+
+#[test]
+fn cursor_stream_in_its_documented_format() {
+    // No real cursor-agent recording with a redistributable licence was found;
+    // this one is hand-written (see fixtures/agents/README.md).
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/agents/cursor-stream.jsonl"),
+    )
+    .unwrap();
+    assert_eq!(detect(&text), Some(Format::CursorStream));
+    let t = parse(&text).unwrap();
+    assert_eq!(t.tool_calls, 2);
+    assert_eq!(t.shell.len(), 1);
+    assert_eq!(t.shell[0].command, "lens sh ./migrate.sh");
+    assert_eq!(t.tokens.unwrap().input, 20_418);
+}
