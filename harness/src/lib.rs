@@ -13,7 +13,8 @@
 //! tasks, `retention` plans and runs the cells and aggregates them (with `stats`),
 //! `driver` runs an agent (three real CLIs and a scripted simulation), and
 //! `transcript` reads what an agent CLI recorded of a session (its tokens, tool
-//! calls and shell results). `isolation`
+//! calls and shell results) and `replay` puts its shell results through the
+//! filter, for `harness transcripts`. `isolation`
 //! is where a cell runs: a fresh directory, or a microVM booted from the image
 //! `make image` builds (`image` checks it against its manifest, `vm` boots it,
 //! `jobdisk` carries work in and out); `broker` is the credential forwarder a
@@ -31,6 +32,7 @@ pub mod env;
 pub mod isolation;
 pub mod measure;
 pub mod platform;
+pub mod replay;
 pub mod report;
 pub mod retention;
 pub mod save;

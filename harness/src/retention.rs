@@ -1054,7 +1054,10 @@ mod tests {
             cell("a", "raw", 2, 10, true, None),
         ]);
         let (rows, _) = report(&s);
-        let keys: Vec<String> = rows.iter().map(|r| format!("{}/{}", r.task, r.variant)).collect();
+        let keys: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{}/{}", r.task, r.variant))
+            .collect();
         assert_eq!(keys, ["a/raw", "a/level2", "b/raw", "b/level2"]);
     }
 

@@ -176,3 +176,61 @@ fn cursor_stream_in_its_documented_format() {
     assert_eq!(t.shell[0].command, "lens sh ./migrate.sh");
     assert_eq!(t.tokens.unwrap().input, 20_418);
 }
+
+#[test]
+fn the_replay_report_over_the_committed_transcripts() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "at least five real transcripts");
+    let read: Vec<(String, harness::transcript::Transcript)> = files
+        .iter()
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, parse(&std::fs::read_to_string(p).unwrap()).unwrap())
+        })
+        .collect();
+    let r = harness::replay::report(&read);
+    assert_eq!(r.total.calls, 11);
+    assert_eq!(
+        r.total.raw_bytes,
+        read.iter().map(|(_, t)| t.shell_bytes()).sum::<u64>()
+    );
+    assert!(r.total.view_bytes <= r.total.raw_bytes);
+    // The piped find and the unparsed sed reached the agent raw.
+    assert_eq!(r.families["find"].uncovered, 1);
+    assert_eq!(r.families["sed"].uncovered, 1);
+    let md = harness::replay::markdown(&r);
+    assert!(
+        md.contains("| find | no shape outside a pipe | 1 | 1663 |"),
+        "{md}"
+    );
+    // The binary prints the same tables, and refuses a file that is no transcript.
+    let bad = std::env::temp_dir().join(format!("not-a-transcript-{}.txt", std::process::id()));
+    std::fs::write(&bad, "hello\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        .arg("transcripts")
+        .args(&files)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("| all | 11 |"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("skipping") && stderr.contains("not a transcript"),
+        "{stderr}"
+    );
+    let none = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(["transcripts"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!none.status.success());
+    std::fs::remove_file(&bad).unwrap();
+}

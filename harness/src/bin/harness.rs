@@ -35,6 +35,7 @@ usage: harness plan   [--driver scripted|claude|cursor|codex] [--tasks a,b]
        harness run    --plan plan.json --shard K --run [--driver D] [--jobs J] [--out FILE]
        harness merge  SHARD.json... [--out FILE | --save]
        harness report FILE
+       harness transcripts FILE... [--json OUT]
 
 The retention benchmark: every (task, variant, repeat) cell starts from a clean
 directory (or microVM), an agent works the task with the command run raw, through
@@ -62,13 +63,21 @@ Lens at a level, or through rtk, and the task's verifier decides.
           host, out of the agent's reach) or dir (the default for scripted; with
           a real agent it warns, since the agent can read the verifier)
   report  print the tables of a results file
+  transcripts
+          read real agent transcripts (Claude Code stream-json or session logs
+          under ~/.claude/projects, codex exec --json or session logs under
+          ~/.codex/sessions, cursor-agent stream-json) and report what Lens would
+          have shown for every shell call: bytes and estimated tokens, raw and
+          through Lens, per command family, and the commands no shape covers.
+          Spends nothing; --json writes the full record
 
 Examples:
   harness plan --driver claude
   harness run --run --driver scripted --tasks mid-stream-trap
   harness plan --shards 4 --out plan.json && harness run --run --plan plan.json --shard 0
   harness merge out/retention-scripted-shard-*.json
-  harness report results/retention-scripted.json";
+  harness report results/retention-scripted.json
+  harness transcripts ~/.claude/projects/*/*.jsonl";
 
 struct Args {
     driver: Driver,
@@ -178,6 +187,7 @@ fn main() {
             .context("harness report needs a results file")
             .and_then(|f| report(Path::new(f))),
         Some("merge") => merge(&args[1..]),
+        Some("transcripts") => transcripts(&args[1..]),
         Some("guest-cell") => guest_cell(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
@@ -708,6 +718,63 @@ fn guest_cell(args: &[String]) -> Result<()> {
     json.push(b'\n');
     std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
     println!("guest-cell: {} {} done", task.name, variant);
+    Ok(())
+}
+
+/// `harness transcripts FILE... [--json OUT]`.
+fn transcripts(args: &[String]) -> Result<()> {
+    let mut files = Vec::new();
+    let mut json_out = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => json_out = Some(PathBuf::from(it.next().context("--json needs a file")?)),
+            f if f.starts_with("--") => bail!("unknown argument {f:?}; see harness --help"),
+            f => files.push(f.to_string()),
+        }
+    }
+    if files.is_empty() {
+        bail!("name transcript files: harness transcripts ~/.claude/projects/*/*.jsonl");
+    }
+    let mut read = Vec::new();
+    let mut skipped = 0;
+    for f in &files {
+        let text = match std::fs::read(f) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => {
+                eprintln!("harness: skipping {f}: {e}");
+                skipped += 1;
+                continue;
+            }
+        };
+        match harness::transcript::parse(&text) {
+            Ok(t) => read.push((f.clone(), t)),
+            Err(e) => {
+                eprintln!("harness: skipping {f}: {e}");
+                skipped += 1;
+            }
+        }
+    }
+    if read.is_empty() {
+        bail!(
+            "none of the {} files is a transcript this harness reads",
+            files.len()
+        );
+    }
+    let r = harness::replay::report(&read);
+    print!("{}", harness::replay::markdown(&r));
+    if skipped > 0 {
+        eprintln!(
+            "harness: {skipped} of {} files skipped (above)",
+            files.len()
+        );
+    }
+    if let Some(out) = json_out {
+        let mut json = serde_json::to_vec_pretty(&r)?;
+        json.push(b'\n');
+        std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
+        eprintln!("wrote {}", out.display());
+    }
     Ok(())
 }
 

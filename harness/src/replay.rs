@@ -1,0 +1,413 @@
+//! What Lens would have shown: every shell call of a transcript put through the
+//! filter, as the agent hook would have run it.
+//!
+//! A call is replayed the way `lens hook` rewrites a command line: the simple
+//! commands the rewrite puts `lens` in front of run through `lens-core` with
+//! their argv (the last of them, when a line has several: its output is what the
+//! agent read last), at level 2 with the default budget; a line the rewrite
+//! leaves alone (no shape, a piped stage, a construct it does not parse) reached
+//! the agent raw and is counted as uncovered, with the reason. Bytes are the
+//! result text the agent was given; tokens are estimated as bytes / 4, the rule
+//! `lens stats` uses, and say nothing of a tokenizer.
+
+use std::collections::BTreeMap;
+
+use lens_cli::rewrite::{filtered_argvs, simple_commands, Refusal};
+use lens_core::{Handle, Level, Options, Request};
+use serde::Serialize;
+
+use crate::transcript::{ShellCall, Transcript};
+
+/// What became of one call.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fate {
+    /// Rewritten and filtered; `elided` when the view left lines out.
+    Filtered {
+        /// True when the view announced an elision.
+        elided: bool,
+    },
+    /// The agent already ran it through Lens: its result is a view already.
+    AlreadyLens,
+    /// Left alone by the rewrite, so it reached the agent raw.
+    Uncovered {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// One replayed call.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+pub struct Replayed {
+    /// The command family (`cargo test`, `git log`, `ls`).
+    pub family: String,
+    /// The command line as the agent wrote it.
+    pub command: String,
+    /// Bytes of the result the agent was given.
+    pub raw_bytes: u64,
+    /// Bytes of the view Lens would have given instead (raw bytes when uncovered).
+    pub view_bytes: u64,
+    /// What happened.
+    pub fate: Fate,
+}
+
+/// Programs whose first operand is a subcommand (`docker build`, `gh pr`), besides
+/// those Lens's rewrite table lists with subcommands.
+const SUBCOMMANDS: &[&str] = &[
+    "apt",
+    "apt-get",
+    "brew",
+    "bun",
+    "bundle",
+    "deno",
+    "docker",
+    "dotnet",
+    "gh",
+    "gradle",
+    "helm",
+    "kubectl",
+    "mix",
+    "mvn",
+    "npx",
+    "podman",
+    "poetry",
+    "rails",
+    "swift",
+    "systemctl",
+    "terraform",
+    "uv",
+];
+
+/// The family of an argv: the program, and its subcommand when it takes one.
+pub fn family(argv: &[String]) -> String {
+    let Some(first) = argv.first() else {
+        return "(empty)".into();
+    };
+    let program = first.rsplit('/').next().unwrap_or(first);
+    let has_subcommands = SUBCOMMANDS.contains(&program)
+        || lens_cli::rewrite::SHAPED
+            .iter()
+            .any(|(p, subs)| *p == program && subs.is_some());
+    if has_subcommands {
+        lens_cli::command_key(argv)
+    } else {
+        program.to_string()
+    }
+}
+
+/// The family of a command line: that of its first simple command.
+fn family_of(line: &str) -> String {
+    let first = simple_commands(line)
+        .and_then(|c| c.into_iter().next())
+        .unwrap_or_else(|| line.to_string());
+    let words: Vec<String> = first
+        .split_whitespace()
+        .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+        .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_string())
+        .collect();
+    family(&words)
+}
+
+/// Replays one call.
+pub fn replay(call: &ShellCall) -> Replayed {
+    let raw_bytes = call.output.len() as u64;
+    let line = call.command.trim();
+    let uncovered = |reason: &str| Replayed {
+        family: family_of(line),
+        command: call.command.clone(),
+        raw_bytes,
+        view_bytes: raw_bytes,
+        fate: Fate::Uncovered {
+            reason: reason.into(),
+        },
+    };
+    if line.starts_with("lens ") || call.is_lens_view() {
+        return Replayed {
+            family: family_of(line.trim_start_matches("lens ").trim_start()),
+            command: call.command.clone(),
+            raw_bytes,
+            view_bytes: raw_bytes,
+            fate: Fate::AlreadyLens,
+        };
+    }
+    let argvs = match filtered_argvs(line) {
+        Ok(a) => a,
+        Err(Refusal::Nothing) => {
+            let piped = simple_commands(line).is_some_and(|c| c.len() > 1);
+            return uncovered(if piped {
+                "no shape outside a pipe"
+            } else {
+                "no shape"
+            });
+        }
+        Err(Refusal::Unparsed(what)) => return uncovered(&format!("not parsed: {what}")),
+    };
+    let argv = argvs.last().expect("a rewrite names at least one command");
+    let (stdout, stderr) = match &call.streams {
+        Some((o, e)) => (o.as_bytes(), e.as_bytes()),
+        None => (call.output.as_bytes(), &b""[..]),
+    };
+    let req = Request {
+        argv,
+        stdout,
+        stderr,
+        exit: call.exit.unwrap_or(0),
+    };
+    let handle = Handle::parse("0a1b2c3d").expect("a valid handle");
+    let v = lens_core::view(&req, &Options::new(Level::Two, Some(handle)));
+    // The view replaces what the agent was given; never count it as larger than
+    // the raw when nothing was elided (lens prints the raw then).
+    let view_bytes = if v.elided { v.len() as u64 } else { raw_bytes };
+    Replayed {
+        family: family(argv),
+        command: call.command.clone(),
+        raw_bytes,
+        view_bytes,
+        fate: Fate::Filtered { elided: v.elided },
+    }
+}
+
+/// Totals for a family, a file or everything.
+#[derive(Serialize, Debug, Clone, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Shell calls.
+    pub calls: u64,
+    /// Calls whose view elided something.
+    pub elided: u64,
+    /// Calls the rewrite left alone.
+    pub uncovered: u64,
+    /// Bytes the agent was given.
+    pub raw_bytes: u64,
+    /// Bytes it would have been given through Lens.
+    pub view_bytes: u64,
+}
+
+impl Totals {
+    fn add(&mut self, r: &Replayed) {
+        self.calls += 1;
+        self.raw_bytes += r.raw_bytes;
+        self.view_bytes += r.view_bytes;
+        match r.fate {
+            Fate::Filtered { elided: true } => self.elided += 1,
+            Fate::Uncovered { .. } => self.uncovered += 1,
+            _ => {}
+        }
+    }
+
+    /// Percentage of the raw bytes the views left out.
+    pub fn saved_pct(&self) -> f64 {
+        if self.raw_bytes == 0 {
+            0.0
+        } else {
+            100.0 * (self.raw_bytes - self.view_bytes.min(self.raw_bytes)) as f64
+                / self.raw_bytes as f64
+        }
+    }
+}
+
+/// One transcript's part.
+#[derive(Serialize, Debug, Clone)]
+pub struct FileReport {
+    /// The file.
+    pub file: String,
+    /// The format it was read as, and the agent it names.
+    pub format: crate::transcript::Format,
+    /// The agent.
+    pub agent: crate::transcript::Agent,
+    /// Tokens the transcript reports (when it does), kinds apart.
+    pub tokens: Option<crate::driver::Tokens>,
+    /// Its totals.
+    pub totals: Totals,
+    /// Every call.
+    pub calls: Vec<Replayed>,
+}
+
+/// The whole report.
+#[derive(Serialize, Debug, Clone)]
+pub struct Report {
+    /// Lens's version.
+    pub lens_version: String,
+    /// Per transcript.
+    pub files: Vec<FileReport>,
+    /// Per command family, over every file.
+    pub families: BTreeMap<String, Totals>,
+    /// Every file together.
+    pub total: Totals,
+}
+
+/// Replays every transcript.
+pub fn report(transcripts: &[(String, Transcript)]) -> Report {
+    let mut files = Vec::new();
+    let mut families: BTreeMap<String, Totals> = BTreeMap::new();
+    let mut total = Totals::default();
+    for (name, t) in transcripts {
+        let calls: Vec<Replayed> = t.shell.iter().map(replay).collect();
+        let mut totals = Totals::default();
+        for r in &calls {
+            totals.add(r);
+            total.add(r);
+            families.entry(r.family.clone()).or_default().add(r);
+        }
+        files.push(FileReport {
+            file: name.clone(),
+            format: t.format,
+            agent: t.agent.clone(),
+            tokens: t.tokens,
+            totals,
+            calls,
+        });
+    }
+    Report {
+        lens_version: env!("CARGO_PKG_VERSION").into(),
+        files,
+        families,
+        total,
+    }
+}
+
+fn tokens(bytes: u64) -> u64 {
+    lens_cli::estimated_tokens(bytes)
+}
+
+/// The report as markdown: per file, per family, and what no shape covers.
+pub fn markdown(r: &Report) -> String {
+    let mut out = String::new();
+    out.push_str("| transcript | agent | shell calls | raw bytes | through Lens | saved |\n");
+    out.push_str("|---|---|---:|---:|---:|---:|\n");
+    for f in &r.files {
+        let agent = [
+            Some(f.agent.cli.clone()),
+            f.agent.version.clone(),
+            f.agent.model.clone(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {:.1}% |\n",
+            f.file,
+            agent,
+            f.totals.calls,
+            f.totals.raw_bytes,
+            f.totals.view_bytes,
+            f.totals.saved_pct()
+        ));
+    }
+    out.push_str("\n| command family | calls | elided | uncovered | raw bytes | through Lens | saved | est. tokens raw → Lens |\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---|\n");
+    let mut fams: Vec<(&String, &Totals)> = r.families.iter().collect();
+    fams.sort_by_key(|(k, t)| (std::cmp::Reverse(t.raw_bytes), (*k).clone()));
+    for (k, t) in fams
+        .iter()
+        .chain(std::iter::once(&(&"all".to_string(), &r.total)))
+    {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {:.1}% | {} → {} |\n",
+            k,
+            t.calls,
+            t.elided,
+            t.uncovered,
+            t.raw_bytes,
+            t.view_bytes,
+            t.saved_pct(),
+            tokens(t.raw_bytes),
+            tokens(t.view_bytes)
+        ));
+    }
+    // What no shape covers: by family and reason.
+    let mut unc: BTreeMap<(String, String), (u64, u64)> = BTreeMap::new();
+    for f in &r.files {
+        for c in &f.calls {
+            if let Fate::Uncovered { reason } = &c.fate {
+                let e = unc.entry((c.family.clone(), reason.clone())).or_default();
+                e.0 += 1;
+                e.1 += c.raw_bytes;
+            }
+        }
+    }
+    if unc.is_empty() {
+        out.push_str("\nEvery shell call was covered by a rewrite.\n");
+    } else {
+        out.push_str("\nCommands the hook would have left alone (they reached the agent raw):\n\n");
+        out.push_str("| command | why | calls | raw bytes |\n|---|---|---:|---:|\n");
+        let mut v: Vec<_> = unc.into_iter().collect();
+        v.sort_by_key(|((k, _), (_, b))| (std::cmp::Reverse(*b), k.clone()));
+        for ((k, why), (n, b)) in v {
+            out.push_str(&format!("| {k} | {why} | {n} | {b} |\n"));
+        }
+    }
+    out.push_str(
+        "\nBytes are the tool results the agent was given; Lens views are replayed through lens-core at level 2 by each command's argv, as the hook would have rewritten it. Tokens are estimated as bytes/4.\n",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(command: &str, output: &str) -> ShellCall {
+        ShellCall {
+            command: command.into(),
+            output: output.into(),
+            streams: None,
+            exit: None,
+        }
+    }
+
+    #[test]
+    fn a_long_listing_is_filtered_and_a_pipe_is_not() {
+        let mut big = String::new();
+        for i in 0..3000 {
+            big.push_str(&format!("src/module_{i}/file_{i}.rs\n"));
+        }
+        let r = replay(&call("find src -name '*.rs'", &big));
+        assert_eq!(r.family, "find");
+        assert_eq!(r.fate, Fate::Filtered { elided: true });
+        assert!(r.view_bytes < r.raw_bytes / 4, "{r:?}");
+        let p = replay(&call("find src -name '*.rs' | head -50", &big));
+        assert_eq!(
+            p.fate,
+            Fate::Uncovered {
+                reason: "no shape outside a pipe".into()
+            }
+        );
+        assert_eq!((p.family.as_str(), p.view_bytes), ("find", p.raw_bytes));
+    }
+
+    #[test]
+    fn small_output_is_not_counted_larger_and_unknown_commands_are_uncovered() {
+        let r = replay(&call("ls", "a\nb\n"));
+        assert_eq!(r.fate, Fate::Filtered { elided: false });
+        assert_eq!(r.view_bytes, r.raw_bytes);
+        let u = replay(&call("echo hi", "hi\n"));
+        assert_eq!(
+            u.fate,
+            Fate::Uncovered {
+                reason: "no shape".into()
+            }
+        );
+        assert_eq!(replay(&call("rg \"TeamSheet\"", "x\n")).family, "rg");
+        assert_eq!(
+            replay(&call("docker build .", "x\n")).family,
+            "docker build"
+        );
+        assert_eq!(
+            replay(&call("git -C repo log --oneline", "x\n")).family,
+            "git"
+        );
+        let l = replay(&call(
+            "lens cargo test",
+            "[lens: elided stdout 1-9 (9 lines) handle=01234567]\n",
+        ));
+        assert_eq!(
+            (l.fate, l.family.as_str()),
+            (Fate::AlreadyLens, "cargo test")
+        );
+        let q = replay(&call("sed -n '1,200p' apps/(protected)/x.tsx", ""));
+        assert!(
+            matches!(q.fate, Fate::Uncovered { ref reason } if reason.starts_with("not parsed"))
+        );
+    }
+}
