@@ -11,6 +11,8 @@
 #   make bench-big       1 GiB outputs, memory ceiling, big cargo logs vs rtk
 #   make fuzz            the pipeline fuzz run (FUZZ_EXECS inputs, checked)
 #   make retention       retention sweep (RETENTION_ARGS="--driver claude" spends credits)
+#   make session         paired-session benchmark (SESSION_ARGS="--driver claude" spends credits)
+#   make transcripts     what Lens would have shown in real transcripts (TRANSCRIPTS=files)
 #   make image           the microVM image (out/image, image/manifest.json; needs root)
 #   make vm-smoke        boot the microVM kernel, run a command, read the result back
 #

@@ -2,7 +2,7 @@
 COMPARE := $(CARGO_TARGET_DIR)/release/compare
 COMPARE_ARGS ?=
 
-.PHONY: compare compare-record compare-live compare-vm harness-bin readme-table retention retention-plan retention-vm results charts
+.PHONY: compare compare-record compare-live compare-vm harness-bin readme-table retention retention-plan retention-vm results charts session session-plan transcripts
 
 harness-bin:
 	$(CARGO) build --release --locked -p harness
@@ -40,11 +40,30 @@ retention-plan: build harness-bin
 retention: build harness-bin
 	$(HARNESS) run --run $(RETENTION_ARGS)
 
-# Refresh the committed design record from this revision: the compare table and
-# the scripted retention sweep (no credits), then the README's generated sections.
+SESSION_ARGS ?= --driver scripted
+
+# The paired-session plan: every session, its commands and a preflight verdict.
+session-plan: build harness-bin
+	$(HARNESS) session plan $(SESSION_ARGS)
+
+# The paired-session benchmark (8 pairs per session by default). With a real
+# driver this spends API credits. Writes out/session-DRIVER.json.
+session: build harness-bin
+	$(HARNESS) session run --run $(SESSION_ARGS)
+
+# What Lens would have shown in the committed real transcripts (point
+# TRANSCRIPTS at your own: ~/.claude/projects/*/*.jsonl, ~/.codex/sessions/*/*/*/*.jsonl).
+TRANSCRIPTS ?= harness/tests/fixtures/transcripts/*.jsonl
+transcripts: harness-bin
+	$(HARNESS) transcripts $(TRANSCRIPTS)
+
+# Refresh the committed design record from this revision: the compare table, the
+# scripted retention sweep and the scripted session benchmark (no credits), then
+# the README's generated sections.
 results: build harness-bin
 	$(COMPARE) --mode replay --lens $(LENS) --save
 	$(HARNESS) run --run --driver scripted --save
+	$(HARNESS) session run --run --driver scripted --save
 	$(MAKE) --no-print-directory readme-table charts
 
 # The README's charts (results/*.svg) from the committed JSON; needs matplotlib

@@ -14,7 +14,8 @@
 //! `driver` runs an agent (three real CLIs and a scripted simulation), and
 //! `transcript` reads what an agent CLI recorded of a session (its tokens, tool
 //! calls and shell results) and `replay` puts its shell results through the
-//! filter, for `harness transcripts`. `isolation`
+//! filter, for `harness transcripts`; `session` is the paired-session benchmark
+//! (`harness session`). `isolation`
 //! is where a cell runs: a fresh directory, or a microVM booted from the image
 //! `make image` builds (`image` checks it against its manifest, `vm` boots it,
 //! `jobdisk` carries work in and out); `broker` is the credential forwarder a
@@ -36,6 +37,7 @@ pub mod replay;
 pub mod report;
 pub mod retention;
 pub mod save;
+pub mod session;
 pub mod shard;
 pub mod shim;
 pub mod stats;

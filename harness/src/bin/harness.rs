@@ -36,6 +36,9 @@ usage: harness plan   [--driver scripted|claude|cursor|codex] [--tasks a,b]
        harness merge  SHARD.json... [--out FILE | --save]
        harness report FILE
        harness transcripts FILE... [--json OUT]
+       harness session plan   [--driver D] [--sessions a,b] [--pairs N] [--seed N]
+       harness session run    (the same flags) --run [--out FILE | --save] [--resume]
+       harness session report FILE
 
 The retention benchmark: every (task, variant, repeat) cell starts from a clean
 directory (or microVM), an agent works the task with the command run raw, through
@@ -63,6 +66,13 @@ Lens at a level, or through rtk, and the task's verifier decides.
           host, out of the agent's reach) or dir (the default for scripted; with
           a real agent it warns, since the agent can read the verifier)
   report  print the tables of a results file
+  session the paired-session benchmark: each session (tasks/sessions/*.toml: a
+          task plus the commands the agent works through) runs raw and through
+          Lens, in pairs whose order is drawn from the seed; tool-result bytes,
+          tokens by kind, turns, calls, views, fetches and reruns per run; a
+          paired permutation test and a bootstrap interval per session. The
+          default pair count (8) is the smallest whose p floor is under 0.01.
+          Writes out/session-DRIVER.json (--save: results/)
   transcripts
           read real agent transcripts (Claude Code stream-json or session logs
           under ~/.claude/projects, codex exec --json or session logs under
@@ -188,6 +198,7 @@ fn main() {
             .and_then(|f| report(Path::new(f))),
         Some("merge") => merge(&args[1..]),
         Some("transcripts") => transcripts(&args[1..]),
+        Some("session") => session(&args[1..]),
         Some("guest-cell") => guest_cell(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
@@ -718,6 +729,250 @@ fn guest_cell(args: &[String]) -> Result<()> {
     json.push(b'\n');
     std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
     println!("guest-cell: {} {} done", task.name, variant);
+    Ok(())
+}
+
+/// `harness session plan|run|report`.
+fn session(args: &[String]) -> Result<()> {
+    use harness::session::{self, SessionSweep};
+    let root = repo_root();
+    let (sub, rest) = match args.split_first() {
+        Some((s, r)) => (s.as_str(), r),
+        None => bail!("harness session needs plan, run or report; see harness --help"),
+    };
+    if sub == "report" {
+        let file = rest
+            .first()
+            .context("harness session report needs a results file")?;
+        let sweep: SessionSweep = serde_json::from_slice(
+            &std::fs::read(file).with_context(|| format!("cannot read {file}"))?,
+        )
+        .with_context(|| format!("{file} is not a session results file"))?;
+        print!("{}", session::markdown(&sweep));
+        return Ok(());
+    }
+    if sub != "plan" && sub != "run" {
+        bail!("unknown session subcommand {sub:?}; use plan, run or report");
+    }
+    let mut driver = Driver::Scripted;
+    let mut only = Vec::new();
+    let mut pairs = session::default_pairs();
+    let mut seed: u64 = 20261201;
+    let mut go = false;
+    let mut out = None;
+    let mut save = false;
+    let mut resume = false;
+    let mut it = rest.iter();
+    while let Some(flag) = it.next() {
+        let mut val = || it.next().with_context(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--driver" => driver = driver::parse_or_bail(val()?)?,
+            "--sessions" => {
+                only = val()?
+                    .split(',')
+                    .filter(|x| !x.is_empty())
+                    .map(String::from)
+                    .collect()
+            }
+            "--pairs" => {
+                pairs = val()?.parse().context("--pairs takes a whole number")?;
+                if pairs == 0 {
+                    bail!("--pairs must be at least 1");
+                }
+            }
+            "--seed" => seed = val()?.parse().context("--seed takes a whole number")?,
+            "--run" => go = true,
+            "--out" => out = Some(PathBuf::from(val()?)),
+            "--save" => save = true,
+            "--resume" => resume = true,
+            "--isolation" => {
+                let v = val()?;
+                if v != "dir" {
+                    bail!("--isolation {v}: sessions run in a fresh directory only (dir); microVM sessions are not built yet");
+                }
+            }
+            other => bail!("unknown argument {other:?}; see harness --help"),
+        }
+    }
+    let sessions = session::load_all(&root.join("tasks/sessions"), &root.join("tasks"), &only)?;
+    let planned = session::plan(&sessions, pairs, seed);
+    println!(
+        "{} runs: {} sessions x {pairs} pairs x 2 arms, driver {}, each pair's order drawn from seed {seed}",
+        planned.len(),
+        sessions.len(),
+        driver.name()
+    );
+    for s in &sessions {
+        println!("  {} (task {}): {}", s.name, s.task.name, s.description);
+        for c in &s.commands {
+            println!("      {c}");
+        }
+    }
+    if pairs < session::default_pairs() {
+        println!(
+            "note: with {pairs} pairs the smallest p the test can give is {:.4}",
+            harness::stats::p_floor(pairs)
+        );
+    }
+    let lens = std::env::var_os("LENS_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join(format!("out/release/{}/lens", std::env::consts::ARCH)));
+    let mut missing = driver.preflight();
+    if !lens.is_file() {
+        missing.push(format!(
+            "no lens binary at {}; run `make build`",
+            lens.display()
+        ));
+    }
+    if !driver.simulated() {
+        eprintln!(
+            "harness: warning: sessions run in a directory on this machine; the {} agent can read the task's verifier",
+            driver.name()
+        );
+    }
+    if missing.is_empty() {
+        println!("preflight: ready");
+    } else {
+        println!("preflight: NOT ready");
+        for m in &missing {
+            println!("  - {m}");
+        }
+    }
+    if sub == "plan" || !go {
+        println!(
+            "nothing was run and nothing was spent{}",
+            if sub == "run" {
+                "; add --run to run it"
+            } else {
+                ""
+            }
+        );
+        return Ok(());
+    }
+    if !missing.is_empty() {
+        bail!("the preflight failed; nothing was run");
+    }
+    let out = root.join(harness::save::destination(
+        out,
+        save,
+        &format!("session-{}.json", driver.name()),
+    ));
+    let keys = |v: &serde_json::Value| -> std::collections::BTreeSet<String> {
+        v["sessions"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    harness::save::refuse_partial(
+        &out,
+        &sessions.iter().map(|s| s.name.clone()).collect(),
+        keys,
+    )?;
+    let mut done: BTreeMap<String, session::RunRecord> = BTreeMap::new();
+    if resume {
+        if let Ok(bytes) = std::fs::read(&out) {
+            let old: SessionSweep = serde_json::from_slice(&bytes).with_context(|| {
+                format!("--resume: {} is not a session results file", out.display())
+            })?;
+            if old.driver != driver.name() || old.seed != seed || old.pairs != pairs {
+                bail!("--resume: {} holds a sweep with another driver, seed or pair count; resume with the same flags", out.display());
+            }
+            for r in old.runs.into_iter().filter(|r| r.error.is_none()) {
+                done.insert(r.key(), r);
+            }
+            println!("resume: {} runs already recorded", done.len());
+        }
+    }
+    let scratch = std::env::temp_dir()
+        .join("lens-session")
+        .join(format!("{}", std::process::id()));
+    std::fs::create_dir_all(&scratch)?;
+    std::env::set_var("LENS_STORE", scratch.join("lens-store"));
+    std::env::set_var("LENS_LOG_DIR", scratch.join("lens-log"));
+    std::env::set_var("LENS_CONFIG", scratch.join("no-config.toml"));
+    let mut tools = BTreeMap::new();
+    tools.insert(
+        "lens".to_string(),
+        env::version_of(&[lens.display().to_string(), "--version".into()]).unwrap_or_default(),
+    );
+    if let Some(bin) = driver.binary_name() {
+        tools.insert(
+            bin.to_string(),
+            env::version_of(&[bin.to_string(), "--version".into()]).unwrap_or_default(),
+        );
+    }
+    let mut sweep = SessionSweep {
+        command: env::command_line(),
+        git_revision: env::git_revision(),
+        date: env::utc_now(),
+        machine: env::machine(),
+        tools,
+        seed,
+        driver: driver.name().into(),
+        simulation: driver.simulated(),
+        cost_model: driver
+            .simulated()
+            .then(harness::driver::scripted::session_cost_model),
+        pairs,
+        sessions: sessions
+            .iter()
+            .map(|s| (s.name.clone(), s.commands.clone()))
+            .collect(),
+        runs: Vec::new(),
+        complete: false,
+    };
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let write = |sweep: &SessionSweep| -> Result<()> {
+        let mut json = serde_json::to_vec_pretty(sweep)?;
+        json.push(b'\n');
+        let tmp = out.with_extension("json.partial");
+        std::fs::write(&tmp, json).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &out).with_context(|| format!("cannot write {}", out.display()))?;
+        Ok(())
+    };
+    let tools = session::Tools {
+        lens_dir: lens.parent().context("lens has a directory")?.to_path_buf(),
+    };
+    let by_name: BTreeMap<&str, &session::Session> =
+        sessions.iter().map(|s| (s.name.as_str(), s)).collect();
+    let started = Instant::now();
+    for (i, p) in planned.iter().enumerate() {
+        let r = match done.remove(&p.key()) {
+            Some(r) => r,
+            None => {
+                let r = session::run_one(p, by_name[p.session.as_str()], driver, &scratch, &tools)
+                    .unwrap_or_else(|e| session::RunRecord::failed(p, &e));
+                println!(
+                    "[{}/{}] {} pair {} {}: {} · {} result bytes · {} calls · {} views · {:.0}s elapsed",
+                    i + 1,
+                    planned.len(),
+                    p.session,
+                    p.pair,
+                    p.arm,
+                    match (&r.error, r.cut_off, r.success) {
+                        (Some(_), _, _) => "ERROR",
+                        (None, true, _) => "cut off",
+                        (None, false, true) => "done",
+                        (None, false, false) => "NOT done",
+                    },
+                    r.tool_result_bytes,
+                    r.tool_calls,
+                    r.views,
+                    started.elapsed().as_secs_f64()
+                );
+                r
+            }
+        };
+        sweep.runs.push(r);
+        write(&sweep)?;
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    sweep.complete = true;
+    write(&sweep)?;
+    print!("\n{}", session::markdown(&sweep));
+    eprintln!("wrote {}", out.display());
     Ok(())
 }
 
