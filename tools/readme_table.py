@@ -3,8 +3,10 @@
 The compare table comes from `compare --render results/compare.json` (the JSON is
 the record, the table is rendered from it), the performance lines from
 results/overhead.json, the reliability lines from results/reliability.json and
-the retention tables from `harness report`; the microVM runs' tables from
-results/compare-vm.json and results/retention-vm.json when they exist. Each
+the retention tables from `harness report`, the session tables from `harness
+session report results/session-scripted.json`, the transcripts tables from
+`harness transcripts` over the committed real transcripts; the microVM runs'
+tables from results/compare-vm.json and results/retention-vm.json when they exist. Each
 section sits between `<!-- NAME:begin -->` and `<!-- NAME:end -->` markers;
 nothing outside them is touched.
 """
@@ -134,6 +136,10 @@ def main() -> None:
     parser.add_argument("--compare-vm", type=Path, default=Path("results/compare-vm.json"))
     parser.add_argument("--retention-vm", type=Path, default=Path("results/retention-vm.json"))
     parser.add_argument("--reliability", type=Path, default=Path("results/reliability.json"))
+    parser.add_argument("--session", type=Path, default=Path("results/session-scripted.json"))
+    parser.add_argument(
+        "--transcripts", type=Path, default=Path("harness/tests/fixtures/transcripts")
+    )
     args = parser.parse_args()
     table = subprocess.run(
         [args.compare, "--render", str(args.results)], check=True, capture_output=True, text=True
@@ -159,6 +165,20 @@ def main() -> None:
             [args.harness, "report", str(args.retention_vm)], check=True, capture_output=True, text=True
         ).stdout
         text = splice(text, "retention-vm", report)
+    if args.harness and args.session.exists():
+        report = subprocess.run(
+            [args.harness, "session", "report", str(args.session)],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        text = splice(text, "session", report)
+    files = sorted(str(f) for f in args.transcripts.glob("*.jsonl"))
+    if args.harness and files:
+        report = subprocess.run(
+            [args.harness, "transcripts", *files], check=True, capture_output=True, text=True
+        ).stdout
+        text = splice(text, "transcripts", report)
     args.readme.write_text(text)
     print(f"rewrote the generated sections of {args.readme}")
 
