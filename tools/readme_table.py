@@ -137,9 +137,7 @@ def main() -> None:
     parser.add_argument("--retention-vm", type=Path, default=Path("results/retention-vm.json"))
     parser.add_argument("--reliability", type=Path, default=Path("results/reliability.json"))
     parser.add_argument("--session", type=Path, default=Path("results/session-scripted.json"))
-    parser.add_argument(
-        "--transcripts", type=Path, default=Path("harness/tests/fixtures/transcripts")
-    )
+    parser.add_argument("--transcripts", type=Path, default=Path("harness/tests/fixtures/transcripts"))
     args = parser.parse_args()
     table = subprocess.run(
         [args.compare, "--render", str(args.results)], check=True, capture_output=True, text=True
