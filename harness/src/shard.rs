@@ -284,3 +284,43 @@ fn join_some(v: &[&String]) -> String {
         shown.join(", ")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_run_repeat_by_repeat_shuffled_within_each_by_the_seed() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
+        let tasks = crate::tasks::load_all(&root, &[]).unwrap();
+        let variants: Vec<String> = ["raw", "level2", "level1"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let cells = crate::retention::plan(&tasks, &variants, 3);
+        let p = make(&cells, 1, 7, "scripted", "dir", "r");
+        assert_eq!(p.cells.len(), cells.len());
+        // Every cell of repeat 1 before any of repeat 2, and so on: drift over the
+        // sweep lands on every variant alike.
+        let repeats: Vec<usize> = p.cells.iter().map(|c| c.repeat).collect();
+        let mut sorted = repeats.clone();
+        sorted.sort();
+        assert_eq!(repeats, sorted);
+        // Within a repeat the order is the seed's, not the variants' order.
+        let first: Vec<String> = p
+            .cells
+            .iter()
+            .take(cells.len() / 3)
+            .map(|c| c.key())
+            .collect();
+        let by_plan: Vec<String> = cells
+            .iter()
+            .filter(|c| c.repeat == 1)
+            .map(|c| format!("{}/{}/{}", c.task.name, c.variant, c.repeat))
+            .collect();
+        assert_ne!(first, by_plan);
+        let other = make(&cells, 1, 8, "scripted", "dir", "r");
+        assert_ne!(p.cells, other.cells);
+        assert_eq!(p.cells, make(&cells, 1, 7, "scripted", "dir", "r").cells);
+    }
+}

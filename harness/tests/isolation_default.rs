@@ -1,0 +1,38 @@
+//! A real agent runs in a microVM unless told otherwise, and is warned about when
+//! told to run in a directory, where it could read the task's verifier.
+
+use std::process::Command;
+
+fn plan(args: &[&str]) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .arg("plan")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_real_agent_defaults_to_a_microvm_and_a_directory_warns() {
+    let (out, err) = plan(&["--driver", "claude", "--tasks", "mid-stream-trap"]);
+    assert!(out.contains("isolation Vm"), "{out}");
+    assert!(!err.contains("can read the task's verifier"), "{err}");
+    let (out, err) = plan(&[
+        "--driver",
+        "claude",
+        "--tasks",
+        "mid-stream-trap",
+        "--isolation",
+        "dir",
+    ]);
+    assert!(out.contains("isolation Dir"), "{out}");
+    assert!(err.contains("can read the task's verifier"), "{err}");
+    // The scripted agent stays in a directory, unwarned.
+    let (out, err) = plan(&["--tasks", "mid-stream-trap"]);
+    assert!(out.contains("isolation Dir"), "{out}");
+    assert!(err.is_empty(), "{err}");
+}
