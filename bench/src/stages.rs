@@ -37,7 +37,7 @@ fn run_stage(doc: &mut Doc, stage: &str, opts: &Options) {
         "cause" => {
             stages::cause::run(doc);
             stages::excerpt::run(doc);
-            stages::cause::apply(doc);
+            stages::cause::apply(doc, opts.budget);
         }
         "dedupe" => stages::dedupe::run(doc),
         "context" => stages::context::run(doc, opts.budget),

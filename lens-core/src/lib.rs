@@ -158,7 +158,7 @@ pub fn annotate(doc: &mut Doc, opts: &Options) {
     stages::patterns::run(doc, &opts.keep, &opts.drop);
     stages::cause::run(doc);
     stages::excerpt::run(doc);
-    stages::cause::apply(doc);
+    stages::cause::apply(doc, opts.budget);
     stages::dedupe::run(doc);
     stages::context::run(doc, opts.budget);
     stages::rank::run(doc, opts.budget);

@@ -138,8 +138,16 @@ pub fn run(doc: &mut Doc) {
 
 /// Drops the lines of every digest that is smaller than what it replaces; the rest
 /// are discarded and their regions stay as printed.
-pub fn apply(doc: &mut Doc) {
-    let digests = std::mem::take(&mut doc.digests);
+///
+/// A diff's digest drops the context lines a reader uses to place a change, so it
+/// is used only when the whole output is larger than `budget`: under it, the diff
+/// reads as git printed it.
+pub fn apply(doc: &mut Doc, budget: usize) {
+    let mut digests = std::mem::take(&mut doc.digests);
+    let raw_total: usize = doc.lines.iter().map(|l| l.raw.len() + 1).sum();
+    if raw_total <= budget {
+        digests.retain(|d| !matches!(d.body, Body::Sections(_)));
+    }
     // Sizes first: a cause's digest can pay for itself through the later regions
     // it lets go (a cascade reported file by file, between other lines).
     let sized: Vec<(Digest, Vec<usize>, isize)> = digests
@@ -242,7 +250,7 @@ mod tests {
         let mut doc = Doc::new(&argv, "", &text, 101);
         classify::run(&mut doc);
         run(&mut doc);
-        apply(&mut doc);
+        apply(&mut doc, 0);
         assert_eq!(doc.digests.len(), 1);
         let lines = doc.digests[0].lines(&doc, Detail::Full);
         assert_eq!(lines[0], "error[E0308]: mismatched types");
@@ -282,7 +290,7 @@ mod tests {
         let mut doc = Doc::new(&argv, "", &text, 2);
         classify::run(&mut doc);
         run(&mut doc);
-        apply(&mut doc);
+        apply(&mut doc, 0);
         // The first region alone is smaller raw than the digest listing all sixteen
         // reports; the seven regions it lets go pay for it.
         assert_eq!(doc.digests.len(), 8);
@@ -321,7 +329,7 @@ mod tests {
         let mut doc = Doc::new(&argv, "", text, 2);
         classify::run(&mut doc);
         run(&mut doc);
-        apply(&mut doc);
+        apply(&mut doc, 0);
         assert!(doc.digests.is_empty());
         assert!(doc
             .lines
@@ -354,8 +362,49 @@ mod tests {
         let mut doc = Doc::new(&argv, text, "", 1);
         classify::run(&mut doc);
         run(&mut doc);
-        apply(&mut doc);
+        apply(&mut doc, 0);
         assert!(doc.digests.is_empty());
         assert!(doc.lines.iter().all(|l| l.shown()));
+    }
+
+    /// A diff of `files` files, each one hunk with context around two changes.
+    fn diff(files: usize) -> String {
+        let mut d = String::new();
+        for f in 0..files {
+            d.push_str(&format!(
+                "diff --git a/src/m{f}.rs b/src/m{f}.rs\nindex 1a2b3c4..5d6e7f8 100644\n--- a/src/m{f}.rs\n+++ b/src/m{f}.rs\n@@ -10,7 +10,7 @@ fn total_{f}() {{\n     let a = {f};\n     let b = a * {f};\n-    let c = a + b;\n+    let c = a - b;\n     let d = b + {f};\n     let e = d * 2;\n     let f = e - {f};\n"
+            ));
+        }
+        d
+    }
+
+    #[test]
+    fn a_diff_under_the_budget_keeps_its_context_and_a_larger_one_is_digested() {
+        let argv: Vec<String> = vec!["git".into(), "diff".into()];
+        let opts = crate::Options::new(crate::Level::Two, crate::Handle::parse("0a1b2c3d"));
+        let small = diff(4);
+        assert!(small.len() < crate::DEFAULT_BUDGET);
+        let req = crate::Request {
+            argv: &argv,
+            stdout: small.as_bytes(),
+            stderr: b"",
+            exit: 0,
+        };
+        let v = crate::view(&req, &opts);
+        assert!(!v.elided, "{}", String::from_utf8_lossy(&v.stdout));
+        assert_eq!(&*v.stdout, small.as_bytes());
+        let big = diff(60);
+        assert!(big.len() > crate::DEFAULT_BUDGET);
+        let req = crate::Request {
+            argv: &argv,
+            stdout: big.as_bytes(),
+            stderr: b"",
+            exit: 0,
+        };
+        let v = crate::view(&req, &opts);
+        assert!(v.elided);
+        let text = String::from_utf8_lossy(&v.stdout);
+        assert!(text.contains("+    let c = a - b;"), "{text}");
+        assert!(v.len() < big.len() / 2);
     }
 }

@@ -68,7 +68,7 @@ mod tests {
         classify::run(&mut doc);
         cause::run(&mut doc);
         run(&mut doc);
-        cause::apply(&mut doc);
+        cause::apply(&mut doc, 0);
         let lines = doc.digests[0].lines(&doc, Detail::Full);
         assert!(!lines.iter().any(|l| l.contains(" | ")), "{lines:?}");
         assert!(lines
