@@ -58,6 +58,29 @@ fn shapes() -> Vec<Shape> {
             0,
             r"(?m)^commit ([0-9a-f]{7})",
         ),
+        // The files --stat lists are names too: the agent asked for them.
+        s(
+            fixture!("git-log-stat.stdout"),
+            "git log -n 12 --stat=100",
+            false,
+            0,
+            r"(?m)^ (\S+?)\s+\|\s+(?:\d|Bin)",
+        ),
+        // git log -p: every file the patches touch, and their changed lines.
+        s(
+            fixture!("git-log-p-lens.stdout"),
+            "git log -p -n 3",
+            false,
+            0,
+            r"(?m)^diff --git a/(\S+)",
+        ),
+        s(
+            fixture!("git-log-p-lens.stdout"),
+            "git log -p -n 3",
+            false,
+            0,
+            r"(?m)^commit ([0-9a-f]{7})",
+        ),
         s(
             fixture!("git-diff-lens.stdout"),
             "git diff f58ddfd 89b656c -- harness/src",

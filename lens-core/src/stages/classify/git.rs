@@ -1,5 +1,5 @@
 //! git: `git log`/`git show` in the default format (one line per commit, with
-//! `--stat`'s totals or the number of files a `-p` patch touches), the long
+//! `--stat`'s totals and files, or followed by its `-p` patch as -U0 hunks), the long
 //! `git status` (one line per section), and `git diff` (hunks narrowed to the changed
 //! lines, each with the exact `@@` numbers `git diff -U0` would print).
 
@@ -61,8 +61,23 @@ fn is_stat_summary(t: &str) -> bool {
     })
 }
 
+/// A commit's line, and under it its patch's sections (none without -p).
+type Commit = (String, Vec<(String, Vec<String>)>);
+
+/// One `--stat` file line: ` src/a.rs | 4 ++--` (or `Bin 0 -> 12 bytes`): the path.
+fn stat_file(t: &str) -> Option<&str> {
+    let (path, rest) = t.strip_prefix(' ')?.split_once(" | ")?;
+    let rest = rest.trim_start();
+    (rest.starts_with(|c: char| c.is_ascii_digit()) || rest.starts_with("Bin"))
+        .then(|| path.trim())
+        .filter(|p| !p.is_empty())
+}
+
+/// One line per commit: hash, subject, author and date; with `--stat`, the totals
+/// and every file it lists; with `-p`, the patch follows its commit as -U0 hunks
+/// (every file and changed line, with exact numbers), so the digest is sections.
 fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
-    let mut lines = Vec::new();
+    let mut commits: Vec<Commit> = Vec::new();
     let mut i = range.start;
     let mut end = range.start;
     while i < range.end {
@@ -71,15 +86,15 @@ fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usiz
         };
         let hash = c[1][..7].to_string();
         let (mut author, mut date, mut subject) = (String::new(), String::new(), String::new());
-        // --stat's closing line, or the files a -p patch touches.
+        // --stat's closing line and files, or where a -p patch starts.
         let mut changes = String::new();
-        let mut patched = 0usize;
+        let mut files: Vec<String> = Vec::new();
+        let mut patch_from: Option<usize> = None;
         i += 1;
         while i < range.end && !is_commit(&doc.lines[i].text) {
             let t = &doc.lines[i].text;
-            if patched > 0 {
+            if patch_from.is_some() {
                 // Inside a -p patch: everything up to the next commit is the patch.
-                patched += usize::from(t.starts_with("diff --git "));
             } else if let Some(a) = t.strip_prefix("Author: ") {
                 author = a.split(" <").next().unwrap_or(a).to_string();
             } else if let Some(d) = t.strip_prefix("Date: ") {
@@ -87,9 +102,11 @@ fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usiz
             } else if subject.is_empty() && t.starts_with("    ") && !t.trim().is_empty() {
                 subject = t.trim().to_string();
             } else if t.starts_with("diff --git ") {
-                patched = 1;
+                patch_from = Some(i);
             } else if is_stat_summary(t) {
                 changes = t.trim().to_string();
+            } else if let Some(f) = stat_file(t).filter(|_| !t.starts_with("    ")) {
+                files.push(f.to_string());
             } else if !t.starts_with(' ') && !t.trim().is_empty() && !t.starts_with("Merge: ") {
                 // Not a commit's line any more: stop the digest here.
                 break;
@@ -97,26 +114,40 @@ fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usiz
             i += 1;
         }
         end = i;
-        if patched > 0 {
-            changes = format!(
-                "patch of {patched} file{}",
-                if patched == 1 { "" } else { "s" }
-            );
+        if !files.is_empty() {
+            changes = format!("{changes}: {}", files.join(", "));
         }
-        lines.push(if changes.is_empty() {
+        let line = if changes.is_empty() {
             format!("{hash} {subject} ({author}, {date})")
         } else {
             format!("{hash} {subject} ({author}, {date}; {changes})")
-        });
+        };
+        let patch = patch_from.map_or_else(Vec::new, |from| diff_sections(doc, from..i));
+        commits.push((line, patch));
         if i < range.end && !is_commit(&doc.lines[i].text) {
             break;
         }
     }
-    if lines.len() >= 2 {
+    if commits.len() < 2 && commits.iter().all(|(_, p)| p.is_empty()) {
+        return;
+    }
+    if commits.iter().all(|(_, p)| p.is_empty()) {
+        let lines = commits.into_iter().map(|(l, _)| l).collect();
         found
             .digests
             .push(Digest::of_lines(stream, range.start, end, lines));
+        return;
     }
+    // With patches: each commit's line under an empty heading, then its files.
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    for (line, patch) in commits {
+        sections.push((String::new(), vec![line]));
+        sections.extend(patch);
+    }
+    found.digests.push(Digest {
+        body: Body::Sections(sections),
+        ..Digest::of_lines(stream, range.start, end, Vec::new())
+    });
 }
 
 fn status(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
@@ -170,6 +201,15 @@ fn status(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<u
 }
 
 fn diff(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
+    let sections = diff_sections(doc, range.clone());
+    found.digests.push(Digest {
+        body: Body::Sections(sections),
+        ..Digest::of_lines(stream, range.start, range.end, Vec::new())
+    });
+}
+
+/// A patch as sections: one per file, its heading, then its changes as -U0 hunks.
+fn diff_sections(doc: &Doc, range: std::ops::Range<usize>) -> Vec<(String, Vec<String>)> {
     // One section per file: its heading, then its changes as -U0 hunks.
     let mut sections: Vec<(String, Vec<String>)> = Vec::new();
     let mut out = Vec::new();
@@ -248,10 +288,7 @@ fn diff(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usi
     }
     flush(&mut out, &mut run, run_old, run_new, dels, adds);
     close_section(&mut sections, &mut out);
-    found.digests.push(Digest {
-        body: Body::Sections(sections),
-        ..Digest::of_lines(stream, range.start, range.end, Vec::new())
-    });
+    sections
 }
 
 /// Moves the lines gathered so far under the last heading (or, before the first
@@ -299,15 +336,23 @@ mod tests {
         assert_eq!(
             digest(stat),
             [
-                "74dcffa Release 0.14.0 (Ada Okafor, 2026-02-03; 2 files changed, 3 insertions(+), 2 deletions(-))",
-                "4f550af Document the release process (Chen Wei, 2026-02-02; 1 file changed, 9 insertions(+))",
+                "74dcffa Release 0.14.0 (Ada Okafor, 2026-02-03; 2 files changed, 3 insertions(+), 2 deletions(-): README.md, src/a.rs)",
+                "4f550af Document the release process (Chen Wei, 2026-02-02; 1 file changed, 9 insertions(+): docs/release.md)",
             ]
         );
         let patch = "commit 74dcffac74158184a0bd70db2deb7ab8a14f622c\nAuthor: Ada Okafor <ada@example.com>\nDate:   Tue Feb 3 05:00:00 2026 +0000\n\n    Release 0.14.0\n\ndiff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -0,0 +1 @@\n+c\n\ncommit 4f550afdaed6df8b2f5806b4f7a361f775529b82\nAuthor: Chen Wei <chen@example.com>\nDate:   Mon Feb 2 04:00:00 2026 +0000\n\n    Document the release process\n";
+        // The patch follows its commit: every file and changed line, numbered.
         assert_eq!(
             digest(patch),
             [
-                "74dcffa Release 0.14.0 (Ada Okafor, 2026-02-03; patch of 2 files)",
+                "74dcffa Release 0.14.0 (Ada Okafor, 2026-02-03)",
+                "diff x",
+                "@@ -1,1 +1,1 @@",
+                "-a",
+                "+b",
+                "diff y",
+                "@@ -0,0 +1,1 @@",
+                "+c",
                 "4f550af Document the release process (Chen Wei, 2026-02-02)",
             ]
         );
