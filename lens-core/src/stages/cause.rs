@@ -356,6 +356,39 @@ mod tests {
     }
 
     #[test]
+    fn one_error_code_with_different_labels_keeps_each_locations_values() {
+        let mut text = String::new();
+        for (i, (want, got)) in [
+            ("u32", "String"),
+            ("AccountId", "u64"),
+            ("u32", "String"),
+            ("AccountId", "u64"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            text.push_str(&format!(
+                "error[E0308]: mismatched types\n  --> src/m{i}.rs:{l}:9\n   |\n{l} |     pay(x)\n   |         ^ expected `{want}`, found `{got}`\n\n",
+                l = 10 + i
+            ));
+        }
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, "", &text, 1);
+        classify::run(&mut doc);
+        run(&mut doc);
+        let lines = doc.digests[0].lines(&doc, Detail::Full);
+        let all = lines.join("\n");
+        // Both messages survive, each with the locations that reported it.
+        assert!(all.contains("expected `u32`, found `String`"), "{all}");
+        assert!(
+            all.contains("`AccountId`") && all.contains("`u64`"),
+            "{all}"
+        );
+        assert!(all.contains("src/m1.rs:11:9 `AccountId` `u64`"), "{all}");
+        assert!(all.contains("src/m2.rs:12:9 `u32` `String`"), "{all}");
+    }
+
+    #[test]
     fn two_unrelated_findings_are_left_alone() {
         let text = "a.c:1:1: error: one thing\nb.c:2:2: warning: another [-Wx]\n";
         let argv = vec![];

@@ -69,7 +69,26 @@ fn is_summary(message: &str) -> bool {
         || message.starts_with("test failed")
 }
 
-/// Adds every rustc diagnostic in `range` to `out.findings`.
+/// The primary label of an excerpt's caret line, `   |     ^^^ expected `u32`,
+/// found `String``: the text after the carets (secondary `---` marks may come
+/// first on the line).
+fn primary_label(t: &str) -> Option<&str> {
+    let rest = t.trim_start().strip_prefix('|')?;
+    let caret = rest.find('^')?;
+    if !rest[..caret].chars().all(|c| matches!(c, ' ' | '-' | '_')) {
+        return None;
+    }
+    let label = rest[caret..]
+        .trim_start_matches('^')
+        .strip_prefix(' ')?
+        .trim();
+    (!label.is_empty() && !label.chars().all(|c| matches!(c, '-' | ' '))).then_some(label)
+}
+
+/// Adds every rustc diagnostic in `range` to `out.findings`. A finding's message
+/// carries its primary label (`mismatched types: expected `u32`, found `String``),
+/// so reports of one error code whose labels name different values keep those
+/// values when they are grouped into one cause.
 pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
     let mut i = range.start;
     while i < range.end {
@@ -81,7 +100,8 @@ pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
             i += 1;
             continue;
         }
-        let message = h.message.to_string();
+        let mut message = h.message.to_string();
+        let mut labelled = false;
         let severity = if h.error {
             Severity::Error
         } else {
@@ -99,6 +119,17 @@ pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
             if location.is_empty() {
                 if let Some(l) = parse_location(t) {
                     location = l.to_string();
+                }
+            }
+            // The primary label is the main excerpt's, not a note's.
+            let sub = t.trim_start();
+            if sub.starts_with("note:") || sub.starts_with("help:") || sub.starts_with("= ") {
+                labelled = true;
+            }
+            if !labelled {
+                if let Some(label) = primary_label(t) {
+                    message = format!("{message}: {label}");
+                    labelled = true;
                 }
             }
             if rule.is_empty() && t.contains('#') {
@@ -210,7 +241,7 @@ warning: length comparison to zero
         assert_eq!(f.len(), 2);
         assert_eq!(
             (f[0].rule.as_str(), f[0].message.as_str()),
-            ("E0308", "mismatched types")
+            ("E0308", "mismatched types: expected `u32`, found `String`")
         );
         assert_eq!(f[0].location, "src/audit.rs:7:11");
         assert_eq!((f[0].start, f[0].end), (1, 12));
