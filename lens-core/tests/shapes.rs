@@ -172,6 +172,22 @@ fn shapes() -> Vec<Shape> {
             1,
             r"(?m)^FAILED (\S+?)(?: - |$)",
         ),
+        // Tests that xfailed or xpassed keep their ids and reasons, in -rxX's
+        // short summary and in -v's result lines.
+        s(
+            fixture!("pytest-xfail-rxX.stdout"),
+            "pytest -rxX",
+            false,
+            0,
+            r"(?m)^(?:XFAIL|XPASS) (\S+)",
+        ),
+        s(
+            fixture!("pytest-xfail-v.stdout"),
+            "pytest -v",
+            false,
+            0,
+            r"(?m)^(\S+::\S+) (?:XFAIL|XPASS)",
+        ),
         s(
             fixture!("cargo-test-backtrace.stdout"),
             "cargo test --no-fail-fast",

@@ -34,6 +34,15 @@ static COUNTS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:no tests ran|\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)\b.*) in [\d.]+s")
         .expect("compiles")
 });
+/// A test that neither passed nor failed, as `-v` prints it:
+/// `tests/t.py::test_x XFAIL (reason)  [ 90%]` (also XPASS, SKIPPED).
+static VERBOSE_OTHER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\S+::\S+) (XFAIL|XPASS|SKIPPED)\b ?(.*?)\s*(?:\[\s*\d+%\])?$").expect("compiles")
+});
+/// The same in the short summary (`-rxXs`): `XFAIL tests/t.py::test_x - reason`.
+static SUMMARY_OTHER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(XFAIL|XPASS|SKIPPED) (?:\[\d+\] )?(\S+)(?: - (.*))?$").expect("compiles")
+});
 /// The introspection pytest adds under an assertion (`+  where x = f(y)`).
 static WHERE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^E\s+\+\s+(?:where|and)\s").expect("compiles"));
@@ -80,6 +89,13 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
     let mut failures: Vec<Failure> = Vec::new();
     let mut summary: Vec<(String, String)> = Vec::new(); // (kind, node id)
     let mut warnings: Vec<String> = Vec::new();
+    // Tests that xfailed, xpassed or were skipped, by node id: kind and reason.
+    let mut others: Vec<(String, String, String)> = Vec::new();
+    let mut other = |kind: &str, id: &str, reason: &str| {
+        if !others.iter().any(|(_, i, _)| i == id) {
+            others.push((kind.to_string(), id.to_string(), reason.to_string()));
+        }
+    };
     let mut section = "header";
     let mut counts = None;
     for i in start + 1..range.end {
@@ -94,6 +110,8 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
                 "FAILURES" | "ERRORS" => "failures",
                 "short test summary info" => "summary",
                 "warnings summary" => "warnings",
+                // The output of tests that passed unexpectedly: the summary names them.
+                "XPASSES" => "xpasses",
                 _ => {
                     end = Some(i);
                     break;
@@ -102,10 +120,18 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
             continue;
         }
         match section {
+            "header" => {
+                if let Some(c) = VERBOSE_OTHER.captures(t) {
+                    let reason = c[3].trim().trim_start_matches('(').trim_end_matches(')');
+                    other(&c[2], &c[1], reason);
+                }
+            }
             "failures" => failure_line(t, &mut failures),
             "summary" => {
                 if let Some(c) = SUMMARY.captures(t) {
                     summary.push((c[1].to_string(), c[2].to_string()));
+                } else if let Some(c) = SUMMARY_OTHER.captures(t) {
+                    other(&c[1], &c[2], c.get(3).map_or("", |m| m.as_str()));
                 }
             }
             // Warnings stay, as printed, but for the blank lines and the link to
@@ -123,6 +149,13 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
     // Results in the header part: per-file progress or -v lines.
     let mut lines = Vec::new();
     lines.push(counts.unwrap_or_else(|| progress_counts(doc, start, end)));
+    for (kind, id, reason) in &others {
+        lines.push(if reason.is_empty() {
+            format!("{kind} {id}")
+        } else {
+            format!("{kind} {id} - {reason}")
+        });
+    }
     for f in &failures {
         let id = node_id(f, &summary);
         let mut head = format!("FAILED {id}");
@@ -236,6 +269,7 @@ fn node_id(f: &Failure, summary: &[(String, String)]) -> String {
 /// Counts from the progress lines, when the closing count is outside the digest.
 fn progress_counts(doc: &Doc, start: usize, end: usize) -> String {
     let (mut pass, mut fail, mut skip) = (0usize, 0usize, 0usize);
+    let (mut xfail, mut xpass) = (0usize, 0usize);
     for l in &doc.lines[start..end] {
         let t = l.text.as_ref();
         if let Some((file, marks)) = t.split_once(' ') {
@@ -246,7 +280,9 @@ fn progress_counts(doc: &Doc, start: usize, end: usize) -> String {
             {
                 for m in marks.chars() {
                     match m {
-                        '.' | 'x' | 'X' => pass += 1,
+                        '.' => pass += 1,
+                        'x' => xfail += 1,
+                        'X' => xpass += 1,
                         's' => skip += 1,
                         _ => fail += 1,
                     }
@@ -254,9 +290,18 @@ fn progress_counts(doc: &Doc, start: usize, end: usize) -> String {
             }
         }
     }
-    let mut s = format!("{} tests: {pass} passed", pass + fail + skip);
+    let mut s = format!(
+        "{} tests: {pass} passed",
+        pass + fail + skip + xfail + xpass
+    );
     if fail > 0 {
         s.push_str(&format!(", {fail} failed"));
+    }
+    if xfail > 0 {
+        s.push_str(&format!(", {xfail} xfailed"));
+    }
+    if xpass > 0 {
+        s.push_str(&format!(", {xpass} xpassed"));
     }
     if skip > 0 {
         s.push_str(&format!(", {skip} skipped"));
@@ -374,5 +419,17 @@ mod tests {
                 "E assert 1 == 2",
             ]
         );
+    }
+
+    #[test]
+    fn progress_marks_count_xfailed_and_xpassed_apart_from_passed() {
+        let out = "============================= test session starts ==============================\n\
+                   collected 6 items\n\n\
+                   t/test_a.py ..xxXs                                                [100%]\n\n\
+                   ============================ slowest 3 durations =============================\n\
+                   0.01s call     t/test_a.py::test_a\n\
+                   ============= 2 passed, 1 skipped, 2 xfailed, 1 xpassed in 0.02s ==============\n";
+        let d = digest_lines(out);
+        assert_eq!(d, ["6 tests: 2 passed, 2 xfailed, 1 xpassed, 1 skipped"]);
     }
 }
