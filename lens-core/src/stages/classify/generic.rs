@@ -53,6 +53,8 @@ static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
         r"|error: could not compile|Ran \d+ tests?|OK(?: \(.*\))?$|FAILED \(",
         r"|# (?:pass|fail|tests|suites)\s+\d+",
         r"|\d+ (?:passed|failed)\b",
+        // Maven: the reactor summary, its module rows, the build's verdict.
+        r"|\[INFO\] (?:Reactor Summary\b|BUILD (?:SUCCESS|FAILURE)\b|\S.*? \.{2,} ?(?:SUCCESS|FAILURE|SKIPPED)\b)",
         r")"
     ))
     .expect("summary pattern compiles")
@@ -135,6 +137,9 @@ const WORDS: &[Word] = &[
     w("OK", 0, IN_SUMMARY),
     w("passed", 2, IN_SUMMARY),
     w("failed", 2, IN_SUMMARY),
+    w("SUCCESS", 0, IN_SUMMARY),
+    w("SKIPPED", 0, IN_SUMMARY),
+    w("Reactor Summary", 0, IN_SUMMARY),
     w("arn", 1, IN_WARNING),
     w("ARN", 1, IN_WARNING),
 ];
@@ -335,6 +340,67 @@ mod tests {
                 assert_eq!(words(&text), naive(&text), "{text:?}");
             }
         }
+    }
+
+    #[test]
+    fn mavens_reactor_summary_and_verdict_are_summary_lines() {
+        for t in [
+            "[INFO] Reactor Summary for ledger-parent 1.4.0-SNAPSHOT:",
+            "[INFO] ledger-api ........................................ SUCCESS [  5.121 s]",
+            "[INFO] ledger-billing .................................... FAILURE [  2.004 s]",
+            "[INFO] ledger-cli ........................................ SKIPPED",
+            "[INFO] BUILD SUCCESS",
+            "[INFO] BUILD FAILURE",
+        ] {
+            assert!(is_summary(t), "{t:?}");
+        }
+        for t in [
+            "[INFO] Building jar: /w/target/ledger-api-1.4.0-SNAPSHOT.jar",
+            "[INFO] --- maven-surefire-plugin:3.2.2:test (default-test) @ ledger-api ---",
+            "[INFO] Running com.example.ledger.api.CaseTest",
+        ] {
+            assert!(!is_summary(t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn a_maven_build_over_the_budget_keeps_its_reactor_summary() {
+        let mut log = String::from("[INFO] Scanning for projects...\n");
+        let mods: Vec<String> = (0..8).map(|i| format!("ledger-mod{i}")).collect();
+        for m in &mods {
+            for k in 0..30 {
+                log.push_str(&format!(
+                    "[INFO] --- maven-compiler-plugin:3.11.0:compile (default-compile) @ {m} --- step {k}\n"
+                ));
+            }
+        }
+        log.push_str("[INFO] Reactor Summary for ledger-parent 1.4.0-SNAPSHOT:\n[INFO] \n");
+        for (i, m) in mods.iter().enumerate() {
+            log.push_str(&format!(
+                "[INFO] {m} {} SUCCESS [  {i}.012 s]\n",
+                ".".repeat(40 - m.len())
+            ));
+        }
+        log.push_str("[INFO] BUILD SUCCESS\n[INFO] Total time:  24.118 s\n");
+        assert!(log.len() > crate::DEFAULT_BUDGET * 3);
+        let argv: Vec<String> = vec!["mvn".into(), "install".into()];
+        let req = crate::Request {
+            argv: &argv,
+            stdout: log.as_bytes(),
+            stderr: b"",
+            exit: 0,
+        };
+        let opts = crate::Options::new(crate::Level::Two, crate::Handle::parse("0a1b2c3d"));
+        let v = crate::view(&req, &opts);
+        let text = String::from_utf8_lossy(&v.stdout);
+        assert!(
+            text.contains("[INFO] Reactor Summary for ledger-parent"),
+            "{text}"
+        );
+        for m in &mods {
+            assert!(text.contains(&format!("[INFO] {m} ")), "{m}: {text}");
+        }
+        assert!(text.contains("[INFO] BUILD SUCCESS"));
     }
 
     proptest::proptest! {
