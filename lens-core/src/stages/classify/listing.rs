@@ -17,6 +17,10 @@ static LS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^([-dlcbps])([-rwxsStT]{9})\S*\s+\d+\s+\S+\s+\S+\s+([\d,]+(?:\.\d+)?[KMGT]?)\s+\w+\s+\d+\s+[\d:]+\s+(.+)$")
         .expect("compiles")
 });
+/// `apt list`: `name/suite version arch [state]`.
+static APT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\S+?)/(\S+) (\S+) (\S+)(?: \[([^\]]+)\])?$").expect("compiles")
+});
 static GREP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^([^\s:][^:]*?):(\d+):(.*)$").expect("compiles"));
 
@@ -35,6 +39,8 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
     }
     let body = if let Some(b) = ls(&texts) {
         b
+    } else if let Some(b) = apt(&texts) {
+        b
     } else if let Some(b) = grep(&texts) {
         b
     } else if let Some(b) = paths(&texts) {
@@ -51,6 +57,41 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
         needs: Vec::new(),
         room: None,
     });
+}
+
+/// `apt list --installed` (or `--upgradable`): what an agent reads it for is what
+/// can be upgraded, so those lines stay (`name version -> new`), every one,
+/// with the count of the rest, which the stored output holds. A listing with
+/// nothing upgradable is left to the other shapes.
+fn apt(texts: &[&str]) -> Option<Body> {
+    let rows: Vec<&str> = texts
+        .iter()
+        .copied()
+        .filter(|t| *t != "Listing..." && !t.starts_with("WARNING: apt does not have"))
+        .collect();
+    let parsed: Vec<regex::Captures> = rows.iter().filter_map(|t| APT.captures(t)).collect();
+    if parsed.len() < MIN_LINES || parsed.len() * 10 < rows.len() * 9 {
+        return None;
+    }
+    let mut upgradable = Vec::new();
+    for c in &parsed {
+        let state = c.get(5).map_or("", |m| m.as_str());
+        if let Some(to) = state.split("upgradable to: ").nth(1) {
+            upgradable.push(format!("{} {} -> {}", &c[1], &c[3], to.trim()));
+        } else if let Some(from) = state.strip_prefix("upgradable from: ") {
+            upgradable.push(format!("{} {} -> {}", &c[1], from.trim(), &c[3]));
+        }
+    }
+    if upgradable.is_empty() {
+        return None;
+    }
+    let mut lines = vec![format!(
+        "{} packages listed, {} upgradable:",
+        parsed.len(),
+        upgradable.len()
+    )];
+    lines.extend(upgradable);
+    Some(Body::Lines(lines))
 }
 
 /// `-rw-r--r--`, `drwxr-xr-x`: the mode column `ls -l` starts every entry with.
