@@ -139,14 +139,24 @@ pub fn run(doc: &mut Doc) {
 /// Drops the lines of every digest that is smaller than what it replaces; the rest
 /// are discarded and their regions stay as printed.
 ///
-/// A diff's digest drops the context lines a reader uses to place a change, so it
-/// is used only when the whole output is larger than `budget`: under it, the diff
-/// reads as git printed it.
+/// Under the budget (the whole output is at most `budget` bytes) a digest is used
+/// only when it drops nothing a reader uses: a diff's digest drops the context
+/// that places a change, and a findings digest whose reports span more than one
+/// line (an excerpt, a `help:` with its suggested code) drops those lines for
+/// every report but the first; under the budget both read as the tool printed
+/// them. Findings of one line each (tsc, mypy, ruff concise) still group.
 pub fn apply(doc: &mut Doc, budget: usize) {
     let mut digests = std::mem::take(&mut doc.digests);
     let raw_total: usize = doc.lines.iter().map(|l| l.raw.len() + 1).sum();
     if raw_total <= budget {
-        digests.retain(|d| !matches!(d.body, Body::Sections(_)));
+        let findings = &doc.findings;
+        digests.retain(|d| match &d.body {
+            Body::Sections(_) => false,
+            Body::Findings(_) => !findings
+                .iter()
+                .any(|f| f.start >= d.start && f.end <= d.end && f.end > f.head + 1),
+            _ => true,
+        });
     }
     // Sizes first: a cause's digest can pay for itself through the later regions
     // it lets go (a cascade reported file by file, between other lines).
