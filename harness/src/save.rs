@@ -53,6 +53,19 @@ pub fn refuse_partial(
     Ok(())
 }
 
+/// Writes `value` as pretty JSON to `path`, whole: to a side file first, then
+/// renamed over, so a reader (or a crash) never sees half a record.
+pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+    let mut json = serde_json::to_vec_pretty(value)?;
+    json.push(b'\n');
+    let tmp = path.with_extension("json.partial");
+    std::fs::write(&tmp, json)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,22 +2,11 @@
 //! a run writes every run's record with the verdicts and the statistics, and a
 //! resumed run reruns nothing it already recorded.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod lens_bin;
 
-fn lens_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let lens = exe.parent().unwrap().parent().unwrap().join("lens");
-    if !lens.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        assert!(Command::new(cargo)
-            .args(["build", "-p", "lens-cli"])
-            .status()
-            .unwrap()
-            .success());
-    }
-    lens
-}
+use lens_bin::lens_binary;
+use std::path::Path;
+use std::process::{Command, Output};
 
 fn harness(args: &[&str], dir: &Path) -> Output {
     let out = Command::new(env!("CARGO_BIN_EXE_harness"))

@@ -5,22 +5,11 @@
 //! (The two trap tasks print fresh random text each run, so their views differ in
 //! a few bytes between any two runs; the tasks here print the same every time.)
 
+mod lens_bin;
+
+use lens_bin::lens_binary;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn lens_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let lens = exe.parent().unwrap().parent().unwrap().join("lens");
-    if !lens.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        assert!(Command::new(cargo)
-            .args(["build", "-p", "lens-cli"])
-            .status()
-            .unwrap()
-            .success());
-    }
-    lens
-}
 
 fn harness(args: &[&str], dir: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_harness"));

@@ -448,9 +448,12 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     };
     // Cells live outside the repository (a crate inside it would join its
     // workspace), under a directory of this sweep's own, so two sweeps or shards
-    // on one host never share a cell directory.
+    // on one host never share a cell directory. The process id is padded: a
+    // tool's output that prints a cell's path (a traceback) then has the same
+    // length whichever process ran it, so shards reproduce an unsharded sweep
+    // byte for byte.
     let sweep_id = format!(
-        "{}-shard{this_shard}-{}",
+        "{}-shard{this_shard}-{:07}",
         &plan.hash[..8],
         std::process::id()
     );
@@ -544,12 +547,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         let mut sweep = skeleton.clone();
         sweep.cells = slots.iter().flatten().cloned().collect();
         sweep.complete = complete;
-        let mut json = serde_json::to_vec_pretty(&sweep)?;
-        json.push(b'\n');
-        // Written whole to a side file and renamed over: a reader never sees half.
-        let tmp = out.with_extension("json.partial");
-        std::fs::write(&tmp, json).with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &out).with_context(|| format!("cannot write {}", out.display()))?;
+        harness::save::write_json(&out, &sweep)?;
         Ok(sweep)
     };
     let slots = retention::run_cells(
@@ -885,7 +883,7 @@ fn session(args: &[String]) -> Result<()> {
     }
     let scratch = std::env::temp_dir()
         .join("lens-session")
-        .join(format!("{}", std::process::id()));
+        .join(format!("{:07}", std::process::id()));
     std::fs::create_dir_all(&scratch)?;
     std::env::set_var("LENS_STORE", scratch.join("lens-store"));
     std::env::set_var("LENS_LOG_DIR", scratch.join("lens-log"));
@@ -924,14 +922,7 @@ fn session(args: &[String]) -> Result<()> {
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let write = |sweep: &SessionSweep| -> Result<()> {
-        let mut json = serde_json::to_vec_pretty(sweep)?;
-        json.push(b'\n');
-        let tmp = out.with_extension("json.partial");
-        std::fs::write(&tmp, json).with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &out).with_context(|| format!("cannot write {}", out.display()))?;
-        Ok(())
-    };
+    let write = |sweep: &SessionSweep| harness::save::write_json(&out, sweep);
     let tools = session::Tools {
         lens_dir: lens.parent().context("lens has a directory")?.to_path_buf(),
     };

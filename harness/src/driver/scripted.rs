@@ -43,34 +43,50 @@ fn handle(view: &str) -> Option<&str> {
     rest.get(h + 7..h + 15)
 }
 
-/// Runs the scripted session for `task` with the variant's `command` in `dir`.
-pub fn act(task: &Task, command: &str, dir: &Path, path: &OsStr) -> Result<Outcome> {
-    let mut o = Outcome::default();
-    let read = |bytes: &[u8], line: &str, o: &mut Outcome| {
-        o.tool_calls += 1;
-        o.bytes_read += bytes.len() as u64;
-        o.commands.push(line.to_string());
-    };
-    let view = sh(command, dir, path, &[])?;
-    read(&view, command, &mut o);
-    let mut info = task.find(&String::from_utf8_lossy(&view));
+/// What the task needs, from `view` or, when the view left it out, from a
+/// recovery: `lens show` of the handle its marker names, else the task's command
+/// again without a filter. Each recovery call goes through `read`; once found,
+/// the task's known fix is applied, also through `read`. The information, if
+/// found.
+fn find_or_recover(
+    task: &Task,
+    view: &[u8],
+    dir: &Path,
+    path: &OsStr,
+    read: &mut dyn FnMut(&[u8], &str),
+) -> Result<Option<String>> {
+    let mut info = task.find(&String::from_utf8_lossy(view));
     if info.is_none() {
-        let recovery = match handle(&String::from_utf8_lossy(&view)) {
+        let recovery = match handle(&String::from_utf8_lossy(view)) {
             Some(h) => format!("lens show {h}"),
             None => task.command.clone(),
         };
         let raw = sh(&recovery, dir, path, &[])?;
-        read(&raw, &recovery, &mut o);
+        read(&raw, &recovery);
         info = task.find(&String::from_utf8_lossy(&raw));
     }
     if let Some(found) = &info {
         let fix = task.dir.join("fix").display().to_string();
         let out = sh(&fix, dir, path, &[("TASK_INFO", found)])?;
-        read(&out, &fix, &mut o);
-        if task.confirm {
-            let confirm = sh(command, dir, path, &[])?;
-            read(&confirm, command, &mut o);
-        }
+        read(&out, &fix);
+    }
+    Ok(info)
+}
+
+/// Runs the scripted session for `task` with the variant's `command` in `dir`.
+pub fn act(task: &Task, command: &str, dir: &Path, path: &OsStr) -> Result<Outcome> {
+    let mut o = Outcome::default();
+    let mut read = |bytes: &[u8], line: &str| {
+        o.tool_calls += 1;
+        o.bytes_read += bytes.len() as u64;
+        o.commands.push(line.to_string());
+    };
+    let view = sh(command, dir, path, &[])?;
+    read(&view, command);
+    let found = find_or_recover(task, &view, dir, path, &mut read)?;
+    if found.is_some() && task.confirm {
+        let confirm = sh(command, dir, path, &[])?;
+        read(&confirm, command);
     }
     o.turns = o.tool_calls + 1;
     let prompt = task.prompt.len() as u64 / 4;
@@ -114,7 +130,7 @@ pub fn act_session(
 ) -> Result<Outcome> {
     let mut o = Outcome::default();
     let mut results: Vec<u64> = Vec::new();
-    let mut read = |bytes: &[u8], line: &str, o: &mut Outcome| {
+    let mut read = |bytes: &[u8], line: &str| {
         o.tool_calls += 1;
         o.bytes_read += bytes.len() as u64;
         if String::from_utf8_lossy(bytes).contains("[lens: ") {
@@ -131,25 +147,9 @@ pub fn act_session(
             c.clone()
         };
         let view = sh(&line, dir, path, &[])?;
-        read(&view, &line, &mut o);
-        if fixed || c != &task.command {
-            continue;
-        }
-        let mut info = task.find(&String::from_utf8_lossy(&view));
-        if info.is_none() {
-            let recovery = match handle(&String::from_utf8_lossy(&view)) {
-                Some(h) => format!("lens show {h}"),
-                None => task.command.clone(),
-            };
-            let raw = sh(&recovery, dir, path, &[])?;
-            read(&raw, &recovery, &mut o);
-            info = task.find(&String::from_utf8_lossy(&raw));
-        }
-        if let Some(found) = &info {
-            let fix = task.dir.join("fix").display().to_string();
-            let out = sh(&fix, dir, path, &[("TASK_INFO", found)])?;
-            read(&out, &fix, &mut o);
-            fixed = true;
+        read(&view, &line);
+        if !fixed && c == &task.command {
+            fixed = find_or_recover(task, &view, dir, path, &mut read)?.is_some();
         }
     }
     o.turns = o.tool_calls + 1;
