@@ -197,6 +197,15 @@ fn shapes() -> Vec<Shape> {
             0,
             r"(?m)^(\S+?)/\S+ \S+ \S+ \[installed,upgradable to:",
         ),
+        // A JSON array of objects on one line (it used to be elided whole): one
+        // row per element with its name and version.
+        s(
+            fixture!("pip-list-json.stdout"),
+            "pip list --format=json",
+            false,
+            0,
+            r#""name": "([^"]+)""#,
+        ),
         s(
             fixture!("cargo-test-backtrace.stdout"),
             "cargo test --no-fail-fast",

@@ -5,7 +5,8 @@
 //! summaries). Each other file knows one family, recognised by its lines rather than
 //! by the command's name, so `lens sh -c 'cargo build && pytest'` is read as well as
 //! `lens cargo build`: rustc/cargo/clippy, gcc/clang/mypy, tsc, eslint, ruff, test
-//! runners, Python tracebacks, git, listings (ls, find, grep) and package installs.
+//! runners, Python tracebacks, git, listings (ls, find, grep, apt list), package
+//! installs, and JSON arrays of objects.
 
 mod cargo_test;
 mod eslint;
@@ -13,6 +14,7 @@ mod gcc;
 mod generic;
 mod git;
 mod install;
+mod json;
 mod listing;
 mod pytest;
 mod python;
@@ -47,13 +49,14 @@ const FIRST: [Finder; 4] = [
     |d, o, _, r| tsc::find(d, o, r),
     |d, o, _, r| ruff::find(d, o, r),
 ];
-const SECOND: [Finder; 6] = [
+const SECOND: [Finder; 7] = [
     |d, o, _, r| eslint::find(d, o, r),
     pytest::find,
     cargo_test::find,
     testrun::find,
     git::find,
     listing::find,
+    json::find,
 ];
 
 fn run_finders(doc: &Doc, finders: &[Finder]) -> Found {
