@@ -352,11 +352,7 @@ pub fn run_cell(
             None => return Ok(record),
         },
     };
-    let verified = Command::new(cell.task.dir.join("verify"))
-        .current_dir(&work)
-        .stdin(Stdio::null())
-        .output()?;
-    let _ = std::fs::remove_dir_all(&work);
+    let passed = verify(cell.task, &work)?;
     let o = guest.outcome;
     let verdict = match verdict(o.tokens, o.exit) {
         Verdict::Excluded(why) => Err(why),
@@ -375,7 +371,7 @@ pub fn run_cell(
     record.fetches = rec.fetches;
     record.reruns = rec.reruns;
     // A cell the time limit ended has lost, whatever it left behind.
-    record.success = verified.status.success() && !record.cut_off;
+    record.success = passed && !record.cut_off;
     record.duration_s = guest.duration_s;
     Ok(record)
 }
@@ -557,7 +553,19 @@ pub fn resumable(
         .collect())
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+/// Runs the task's verifier, on the host, in `work` (a copy of what the agent
+/// left), then removes `work`: true when the verifier passes.
+pub fn verify(task: &Task, work: &Path) -> Result<bool> {
+    let out = Command::new(task.dir.join("verify"))
+        .current_dir(work)
+        .stdin(Stdio::null())
+        .output()?;
+    let _ = std::fs::remove_dir_all(work);
+    Ok(out.status.success())
+}
+
+/// Copies a directory whole (`cp -a`) over whatever `to` held.
+pub fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     let _ = std::fs::remove_dir_all(to);
     let ok = Command::new("cp")
         .arg("-a")

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::driver::{scripted, Agent, Driver, Outcome, Tokens};
 use crate::env;
-use crate::retention::{verdict, Verdict};
+use crate::retention::{copy_dir, verdict, verify, Verdict};
 use crate::stats;
 use crate::tasks::Task;
 
@@ -344,19 +344,8 @@ pub fn run_one(
     let duration_s = (started.elapsed().as_secs_f64() * 100.0).round() / 100.0;
     // The verifier runs on a copy: nothing of it is in the run's directory.
     let copy = root.join(format!("{}-{}-{}.verify", p.session, p.pair, p.arm));
-    let _ = std::fs::remove_dir_all(&copy);
-    let ok = Command::new("cp")
-        .arg("-a")
-        .arg(&dir)
-        .arg(&copy)
-        .status()?
-        .success();
-    anyhow::ensure!(ok, "could not copy {} for the verifier", dir.display());
-    let verified = Command::new(s.task.dir.join("verify"))
-        .current_dir(&copy)
-        .stdin(Stdio::null())
-        .output()?;
-    let _ = std::fs::remove_dir_all(&copy);
+    copy_dir(&dir, &copy)?;
+    let passed = verify(&s.task, &copy)?;
     let _ = std::fs::remove_dir_all(&dir);
     let mut r = RunRecord::empty(p);
     match verdict(outcome.tokens, outcome.exit) {
@@ -373,7 +362,7 @@ pub fn run_one(
     r.views = outcome.views;
     r.fetches = fetches;
     r.reruns = reruns;
-    r.success = verified.status.success() && !r.cut_off;
+    r.success = passed && !r.cut_off;
     r.duration_s = duration_s;
     r.agent = outcome.agent;
     r.agent_stderr = outcome.stderr;

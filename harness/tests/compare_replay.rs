@@ -2,25 +2,10 @@
 //! was worked out by hand (see the comments): the real `lens` binary filters, the
 //! recorded rtk view stands in for rtk.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod lens_bin;
 
-/// The workspace's debug `lens`, built if a `cargo test -p harness` has not yet.
-fn lens_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let debug = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let lens = debug.join("lens");
-    if !lens.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let ok = Command::new(cargo)
-            .args(["build", "-p", "lens-cli"])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "could not build lens");
-    }
-    lens
-}
+use lens_bin::lens_binary;
+use std::process::Command;
 
 #[test]
 fn replay_renders_the_hand_checked_table() {

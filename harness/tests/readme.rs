@@ -4,6 +4,9 @@
 //! stand-ins that print a few lines) and is not refused; the `$ lens rewrite` and
 //! `compare --show` examples print what the README says they print.
 
+mod lens_bin;
+
+use lens_bin::lens_binary;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -24,23 +27,6 @@ fn code_lines(text: &str) -> Vec<String> {
             None => l.trim_end().to_string(),
         })
         .collect()
-}
-
-/// The debug `lens`, built if `cargo test -p harness` has not built it yet.
-fn lens_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let debug = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let lens = debug.join("lens");
-    if !lens.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let ok = Command::new(cargo)
-            .args(["build", "-p", "lens-cli"])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "could not build lens");
-    }
-    lens
 }
 
 #[test]

@@ -576,6 +576,16 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     Ok(())
 }
 
+/// How a finished cell or run ended, for the progress line.
+fn status_word(error: bool, cut_off: bool, success: bool) -> &'static str {
+    match (error, cut_off, success) {
+        (true, _, _) => "ERROR",
+        (false, true, _) => "cut off by the time limit",
+        (false, false, true) => "done",
+        (false, false, false) => "NOT done",
+    }
+}
+
 /// One line per finished cell, with an estimate of the time left.
 fn progress(
     c: &retention::Cell,
@@ -590,12 +600,7 @@ fn progress(
         c.task.name,
         c.variant,
         c.repeat,
-        match (&r.error, r.cut_off, r.success) {
-            (Some(_), _, _) => "ERROR",
-            (None, true, _) => "cut off by the time limit",
-            (None, false, true) => "done",
-            (None, false, false) => "NOT done",
-        },
+        status_word(r.error.is_some(), r.cut_off, r.success),
         r.tokens_total.map_or("?".into(), |t| t.to_string()),
         r.tool_calls,
         r.bytes_read,
@@ -942,12 +947,7 @@ fn session(args: &[String]) -> Result<()> {
                     p.session,
                     p.pair,
                     p.arm,
-                    match (&r.error, r.cut_off, r.success) {
-                        (Some(_), _, _) => "ERROR",
-                        (None, true, _) => "cut off",
-                        (None, false, true) => "done",
-                        (None, false, false) => "NOT done",
-                    },
+                    status_word(r.error.is_some(), r.cut_off, r.success),
                     r.tool_result_bytes,
                     r.tool_calls,
                     r.views,
