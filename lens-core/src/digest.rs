@@ -14,6 +14,10 @@ use crate::doc::{Doc, Stream};
 pub enum Detail {
     /// Everything (level 2).
     Full,
+    /// Everything, but findings whose messages differ list each location with
+    /// its values instead of a line per report: what `Full` falls back to when
+    /// it does not fit, or is no smaller than the region it replaces.
+    Compact,
     /// At most `HEAD` lines (level 1).
     Head,
 }
@@ -89,6 +93,8 @@ pub struct FindingGroup {
     /// Every report's location as printed, with the quoted values that differ
     /// between reports (empty when the message is the same every time).
     pub at: Vec<(String, Vec<String>)>,
+    /// Every report's message as printed (without rule and location).
+    pub said: Vec<String>,
 }
 
 impl Digest {
@@ -115,8 +121,24 @@ impl Digest {
     /// between two of its items and ends in `…`; the names left out are still in
     /// the raw region the marker names.
     pub fn lines_within(&self, doc: &Doc, detail: Detail, room: usize) -> (Vec<String>, usize) {
-        let pieces = self.pieces(doc, detail);
-        let whole: usize = pieces.iter().map(|p| p.len() + 1).sum();
+        let mut pieces = self.pieces(doc, detail);
+        let mut whole: usize = pieces.iter().map(|p| p.len() + 1).sum();
+        if detail == Detail::Full && matches!(self.body, Body::Findings(_)) {
+            let raw: usize = doc.lines[self.start..self.end]
+                .iter()
+                .map(|l| l.text.len() + 1)
+                .sum();
+            // Without the excerpts (`names_first` drops those first), it must fit.
+            let essential: usize = pieces
+                .iter()
+                .filter(|p| !p.extra)
+                .map(|p| p.len() + 1)
+                .sum();
+            if essential > room || whole >= raw {
+                pieces = self.pieces(doc, Detail::Compact);
+                whole = pieces.iter().map(|p| p.len() + 1).sum();
+            }
+        }
         let (mut out, unlisted) = if whole <= room {
             (pieces.iter().map(Piece::render).collect(), 0)
         } else {
@@ -158,9 +180,9 @@ impl Digest {
                 // The failures first: a partial view must not cut the error off.
                 let mut sorted: Vec<FindingGroup> = groups.clone();
                 sorted.sort_by_key(|g| !g.error);
-                findings(doc, &sorted)
+                findings(doc, &sorted, detail)
             }
-            Body::Findings(groups) => findings(doc, groups),
+            Body::Findings(groups) => findings(doc, groups, detail),
         }
     }
 }
@@ -172,6 +194,10 @@ struct Piece {
     sep: &'static str,
     /// A section's heading: a name kept before any line under a heading is.
     heading: bool,
+    /// Source a finding quotes (its excerpt): the first text to go when the
+    /// digest is cut, after every location is placed. The reader has it: it is in
+    /// the file, at the line the finding names.
+    extra: bool,
 }
 
 /// A digest cut to `room` with its names first: every section heading, and
@@ -194,7 +220,7 @@ fn names_first(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
     let mut unlisted = 0;
     let mut text = vec![false; pieces.len()];
     for (k, p) in pieces.iter().enumerate() {
-        if !p.heading && p.items.is_empty() {
+        if !p.heading && p.items.is_empty() && !p.extra {
             if p.len() < left {
                 left -= p.len() + 1;
                 text[k] = true;
@@ -228,6 +254,17 @@ fn names_first(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
             taken[k] += 1;
             taken[k] < p.items.len()
         });
+    }
+    // Then excerpts, in order, while each fits; one cut leaves the rest out (half
+    // an excerpt reads as a different one).
+    for (k, p) in pieces.iter().enumerate() {
+        if p.extra {
+            if p.len() >= left {
+                break;
+            }
+            left -= p.len() + 1;
+            text[k] = true;
+        }
     }
     let mut out = Vec::new();
     for (k, p) in pieces.iter().enumerate() {
@@ -296,6 +333,7 @@ impl Piece {
             items: Vec::new(),
             sep: "",
             heading: false,
+            extra: false,
         }
     }
 
@@ -329,10 +367,11 @@ fn listing_line(e: &Entry) -> Piece {
         items: e.items.clone(),
         sep,
         heading: false,
+        extra: false,
     }
 }
 
-fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<Piece> {
+fn findings(doc: &Doc, groups: &[FindingGroup], detail: Detail) -> Vec<Piece> {
     let mut out = Vec::new();
     for g in groups {
         let example: Vec<String> = g
@@ -347,7 +386,16 @@ fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<Piece> {
         if !example.iter().any(|l| l.contains(path)) {
             out.push(Piece::text(format!("{first}:")));
         }
-        out.extend(example.into_iter().map(Piece::text));
+        // The lines through the one naming the location, and the help or note
+        // saying what to do, are the report; the rest is the source it quotes.
+        let placed = example.iter().position(|l| l.contains(path)).unwrap_or(0);
+        out.extend(example.into_iter().enumerate().map(|(k, l)| {
+            let t = l.trim_start();
+            let hint = t.starts_with("help:") || t.starts_with("= help:") || t.contains("note: ");
+            let mut p = Piece::text(l);
+            p.extra = k > placed && !hint;
+            p
+        }));
         if g.at.len() < 2 {
             continue;
         }
@@ -362,6 +410,30 @@ fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<Piece> {
             .rfind('/')
             .map_or(0, |i| i + 1);
         let shared = if cut >= 10 { &first[..cut] } else { "" };
+        let under = if shared.is_empty() {
+            String::new()
+        } else {
+            format!(" in {shared}")
+        };
+        // Messages that differ in their values (which name is unused, which type
+        // was expected) are not one cause said again: each report keeps its whole
+        // message, one line each as a linter's concise format prints it, without
+        // the source excerpt. Only the first is shown with its excerpt, above. The
+        // compact and short views list each location with its values instead.
+        if detail == Detail::Full && g.at.iter().any(|(_, vals)| !vals.is_empty()) {
+            out.push(Piece::text(format!("{} ×{}{under}:", g.rule, g.at.len())));
+            let rule = if g.rule.contains(' ') {
+                ""
+            } else {
+                g.rule.as_str()
+            };
+            for ((loc, _), said) in g.at.iter().zip(&g.said).skip(1) {
+                let loc = &loc[shared.len()..];
+                let sep = if rule.is_empty() { "" } else { " " };
+                out.push(Piece::text(format!("  {loc} {rule}{sep}{said}")));
+            }
+            continue;
+        }
         // A location reported again (a header's error, once per file including
         // it) is listed once, with how many times.
         let mut list: Vec<(String, usize)> = Vec::new();
@@ -391,16 +463,12 @@ fn findings(doc: &Doc, groups: &[FindingGroup]) -> Vec<Piece> {
                 }
             })
             .collect();
-        let under = if shared.is_empty() {
-            String::new()
-        } else {
-            format!(" in {shared}")
-        };
         out.push(Piece {
             head: format!("{} ×{}{under}: ", g.rule, g.at.len()),
             items: list,
             sep: ", ",
             heading: false,
+            extra: false,
         });
     }
     out

@@ -3,9 +3,12 @@
 //! A wrong field type is reported at every use site: 150 diagnostics, one edit.
 //! Findings are grouped by severity, rule and the shape of their message (its quoted
 //! values taken out), and a region of consecutive findings becomes one digest: each
-//! cause's first report verbatim, then every location of that cause with the values
-//! that differ between reports. Nothing is lost (every location is listed, every
-//! value kept) and the raw region stays one marker away.
+//! cause's first report verbatim, then every other location of that cause. Where
+//! the messages differ in their values (which import is unused), each report keeps
+//! its whole message on a line of its own, without the source it quotes; when that
+//! does not fit the room the digest has, each location is listed with its values
+//! alone. Nothing is lost (every location is listed, every value kept) and the raw
+//! region stays one marker away.
 //!
 //! Runs after classify (which finds the findings) and before context, which would
 //! otherwise force-keep every one of them. Grouped lines are dropped, and context
@@ -44,6 +47,7 @@ pub fn run(doc: &mut Doc) {
                     rule,
                     example: (f.head..f.end).collect(),
                     at: Vec::new(),
+                    said: Vec::new(),
                 },
                 Vec::new(),
             ));
@@ -64,6 +68,7 @@ pub fn run(doc: &mut Doc) {
             }
         }
         groups[g].0.at.push((f.location.clone(), Vec::new()));
+        groups[g].0.said.push(f.message.clone());
         groups[g].1.push(values);
         group_of.push(g);
     }
@@ -168,7 +173,7 @@ pub fn apply(doc: &mut Doc, budget: usize) {
                 .map(|l| l.text.len() + 1)
                 .sum();
             let digest: usize = d
-                .lines(doc, crate::digest::Detail::Full)
+                .lines(doc, crate::digest::Detail::Compact)
                 .iter()
                 .map(|l| l.len() + 1)
                 .sum();
@@ -394,8 +399,22 @@ mod tests {
             all.contains("`AccountId`") && all.contains("`u64`"),
             "{all}"
         );
-        assert!(all.contains("src/m1.rs:11:9 `AccountId` `u64`"), "{all}");
-        assert!(all.contains("src/m2.rs:12:9 `u32` `String`"), "{all}");
+        // Each report keeps its whole message, one line each.
+        assert!(
+            all.contains(
+                "src/m1.rs:11:9 E0308 mismatched types: expected `AccountId`, found `u64`"
+            ),
+            "{all}"
+        );
+        assert!(
+            all.contains("src/m2.rs:12:9 E0308 mismatched types: expected `u32`, found `String`"),
+            "{all}"
+        );
+        // Cut to less room, the digest lists each location with its values.
+        let (cut, _) = doc.digests[0].lines_within(&doc, Detail::Full, 200);
+        let cut = cut.join("\n");
+        assert!(cut.contains("src/m1.rs:11:9 `AccountId` `u64`"), "{cut}");
+        assert!(cut.len() <= 200, "{cut}");
     }
 
     #[test]
