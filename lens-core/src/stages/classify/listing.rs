@@ -2,7 +2,8 @@
 //! name, so nothing can go; what can is the repetition around them. ls -l becomes the
 //! names (sizes kept, `*` for executables, `-> target` for links); find becomes one
 //! line per directory; grep one line per file, with the text every match shares
-//! printed once. Each name is printed exactly as the tool printed it.
+//! printed once (all but what the pattern matched, which stays on every item).
+//! Each name is printed exactly as the tool printed it.
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -41,7 +42,7 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
         b
     } else if let Some(b) = apt(&texts) {
         b
-    } else if let Some(b) = grep(&texts) {
+    } else if let Some(b) = grep(&texts, searched(doc.argv).as_ref()) {
         b
     } else if let Some(b) = paths(&texts) {
         b
@@ -180,7 +181,44 @@ fn flush(
     }
 }
 
-fn grep(texts: &[&str]) -> Option<Body> {
+/// The pattern a `grep`, `rg` or `git grep` command searched for, when its argv
+/// gives it plainly (the first operand, or `-e PATTERN`), as a regex.
+fn searched(argv: &[String]) -> Option<Regex> {
+    let name = argv.first()?.rsplit('/').next()?;
+    let args = match name {
+        "grep" | "egrep" | "fgrep" | "rg" => &argv[1..],
+        "git" if argv.get(1).map(String::as_str) == Some("grep") => &argv[2..],
+        _ => return None,
+    };
+    let mut it = args.iter();
+    let mut first = None;
+    while let Some(a) = it.next() {
+        if a == "-e" || a == "--regexp" {
+            first = it.next().cloned();
+            break;
+        }
+        if a == "--" {
+            first = it.next().cloned();
+            break;
+        }
+        if !a.starts_with('-') {
+            first = Some(a.clone());
+            break;
+        }
+    }
+    let pattern = first?;
+    let fixed = name == "fgrep" || args.iter().any(|a| a == "-F" || a == "--fixed-strings");
+    if fixed {
+        Regex::new(&regex::escape(&pattern)).ok()
+    } else {
+        Regex::new(&pattern).ok()
+    }
+}
+
+/// `grep -n` output, one line per file. The text every match shares is printed
+/// once, except the part `pattern` matched: that is what the search was for,
+/// and it stays on every item.
+fn grep(texts: &[&str], pattern: Option<&Regex>) -> Option<Body> {
     let mut order: Vec<String> = Vec::new();
     let mut by_file: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     for t in texts {
@@ -202,7 +240,28 @@ fn grep(texts: &[&str]) -> Option<Body> {
         .flatten()
         .map(|(_, text)| text.trim())
         .collect();
-    let (prefix, _, suffix) = factor(&all);
+    let (mut prefix, _, mut suffix) = factor(&all);
+    if let Some(re) = pattern {
+        // The shared text is cut back to leave the first match of every line.
+        let spans: Option<Vec<(usize, usize)>> = all
+            .iter()
+            .map(|t| re.find(t).map(|m| (m.start(), t.len() - m.end())))
+            .collect();
+        if let Some(spans) = spans {
+            let before = spans.iter().map(|s| s.0).min().unwrap_or(0);
+            let after = spans.iter().map(|s| s.1).min().unwrap_or(0);
+            let mut cut = before.min(prefix.len());
+            while !prefix.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            prefix.truncate(cut);
+            let mut keep = after.min(suffix.len());
+            while !suffix.is_char_boundary(suffix.len() - keep) {
+                keep -= 1;
+            }
+            suffix = suffix[suffix.len() - keep..].to_string();
+        }
+    }
     // Printing the shared text once pays only when it is longer than its marker.
     let template = (prefix.len() + suffix.len() >= 8).then(|| (prefix.clone(), suffix.clone()));
     let (pre, suf) = template
@@ -341,6 +400,45 @@ mod tests {
                 "src/c.rs: 1:one 11:two 21:six",
             ]
         );
+    }
+
+    #[test]
+    fn what_grep_searched_for_stays_on_every_item() {
+        let mut out = String::new();
+        for (f, names) in [
+            ("src/a.rs", ["load", "save", "list"]),
+            ("src/b.rs", ["find", "drop", "keep"]),
+            ("src/c.rs", ["one", "two", "six"]),
+        ] {
+            for (i, n) in names.iter().enumerate() {
+                out.push_str(&format!(
+                    "{f}:{}:pub fn {n}(db: &Db) -> u64 {{\n",
+                    i * 10 + 1
+                ));
+            }
+        }
+        let lines = testing::digest_lines_of(&["grep", "-rn", "pub fn", "src/"], &out);
+        assert_eq!(lines[0], "each item below stands for: …(db: &Db) -> u64 {");
+        assert_eq!(
+            lines[1],
+            "src/a.rs: 1:pub fn load | 11:pub fn save | 21:pub fn list"
+        );
+        // A regex pattern, and one matching at the end of the line.
+        let lines = testing::digest_lines_of(&["rg", "-n", "fn \\w+"], &out);
+        assert_eq!(
+            lines[0],
+            "each item below stands for: pub …(db: &Db) -> u64 {"
+        );
+        assert_eq!(lines[1], "src/a.rs: 1:fn load | 11:fn save | 21:fn list");
+        let lines = testing::digest_lines_of(&["git", "grep", "-n", "-e", "u64 \\{"], &out);
+        // (What is left shared, `pub fn `, is too short to print once.)
+        assert_eq!(
+            lines[0],
+            "src/a.rs: 1:pub fn load(db: &Db) -> u64 { | 11:pub fn save(db: &Db) -> u64 { | 21:pub fn list(db: &Db) -> u64 {"
+        );
+        // A pattern that does not parse, or matches nowhere, changes nothing.
+        let lines = testing::digest_lines_of(&["grep", "-n", "(("], &out);
+        assert_eq!(lines[1], "src/a.rs: 1:load 11:save 21:list");
     }
 
     #[test]

@@ -125,7 +125,12 @@ pub(crate) mod testing {
 
     /// Every digest line proposed for `stdout`, in order.
     pub fn digest_lines(stdout: &str) -> Vec<String> {
-        let argv = vec![];
+        digest_lines_of(&[], stdout)
+    }
+
+    /// Every digest line proposed for `stdout` of the command `argv`, in order.
+    pub fn digest_lines_of(argv: &[&str], stdout: &str) -> Vec<String> {
+        let argv: Vec<String> = argv.iter().map(|a| a.to_string()).collect();
         let mut doc = Doc::new(&argv, stdout, "", 0);
         super::run(&mut doc);
         doc.digests
