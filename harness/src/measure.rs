@@ -15,8 +15,57 @@ pub fn names(raw: &str, pattern: &Regex) -> Vec<String> {
 
 /// True when the view holds `name` as printed, or, for a path, recoverably: its
 /// directory (with the slash) and its last part as a word on one line, as a listing
-/// grouped by directory prints it (`./app/billing/ invoice.py tax.py`).
+/// grouped by directory prints it (`./app/billing/ invoice.py tax.py`), or inside
+/// a numbered range in the shell's brace form that expands to it
+/// (`frame_{001..150}.snap` holds `frame_007.snap`). The same test for every tool.
 pub fn name_kept(view: &str, name: &str) -> bool {
+    if in_line(view, name) {
+        return true;
+    }
+    // Ranges: each line holding one is tried with the range expanded to the one
+    // number the name could be.
+    for line in view.lines().filter(|l| l.contains("..")) {
+        for c in RANGE.captures_iter(line) {
+            let (whole, pre, a, b, suf) = (&c[0], &c[1], &c[2], &c[3], &c[4]);
+            let (Ok(lo), Ok(hi)) = (a.parse::<u64>(), b.parse::<u64>()) else {
+                continue;
+            };
+            let width = if a.starts_with('0') && a.len() > 1 {
+                a.len()
+            } else {
+                0
+            };
+            // The number in the name sits where the range does: after `pre`.
+            let mut from = 0;
+            while let Some(k) = name[from..].find(pre).map(|k| k + from) {
+                let rest = &name[k + pre.len()..];
+                let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+                from = k + 1;
+                if digits == 0 || !rest[digits..].starts_with(suf) {
+                    continue;
+                }
+                let Ok(n) = rest[..digits].parse::<u64>() else {
+                    continue;
+                };
+                let text = format!("{pre}{n:0width$}{suf}");
+                if n >= lo && n <= hi && rest[..digits].len() == format!("{n:0width$}").len() {
+                    let expanded = line.replacen(whole, &text, 1);
+                    if in_line(&expanded, name) {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// `pre{a..b}suf`, a word of the shell's brace form.
+static RANGE: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+    Regex::new(r"([^\s{},]*)\{(\d+)\.\.(\d+)\}([^\s{},]*)").expect("compiles")
+});
+
+fn in_line(view: &str, name: &str) -> bool {
     if view.contains(name) {
         return true;
     }
@@ -135,6 +184,31 @@ mod tests {
         let path = Needle::Name("app/payments/refund.py".into());
         assert!(path.kept("./app/payments/ card.py refund.py\n"));
         assert!(!path.kept("./app/payments/ card.py\n./app/billing/ refund.py\n"));
+    }
+
+    #[test]
+    fn a_name_inside_a_numbered_range_is_kept() {
+        let view = "untracked: Cargo.lock, tests/frame_case_{001..150}.snap.new, notes/\n./src/ m{7..9}.rs x.rs\n";
+        for name in [
+            "tests/frame_case_001.snap.new",
+            "tests/frame_case_077.snap.new",
+            "tests/frame_case_150.snap.new",
+            "src/m8.rs",
+            "src/x.rs",
+        ] {
+            assert!(name_kept(view, name), "{name}");
+        }
+        // Out of the range, another width, another suffix or directory: not kept.
+        for name in [
+            "tests/frame_case_151.snap.new",
+            "tests/frame_case_77.snap.new",
+            "tests/frame_case_007.snap",
+            "other/frame_case_007.snap.new",
+            "src/m10.rs",
+            "src/m08.rs",
+        ] {
+            assert!(!name_kept(view, name), "{name}");
+        }
     }
 
     #[test]

@@ -356,15 +356,24 @@ impl Piece {
 }
 
 fn listing_line(e: &Entry) -> Piece {
-    // Items are space-separated unless one holds a space itself.
-    let sep = if e.items.iter().any(|i| i.contains(' ')) {
-        " | "
-    } else {
+    let items = number_runs(&e.items);
+    // Items are space-separated unless one holds a space itself; then commas,
+    // unless one holds a comma too.
+    let sep = if !items.iter().any(|i| i.contains(' ')) {
         " "
+    } else if !items.iter().any(|i| i.contains(", ")) {
+        ", "
+    } else {
+        " | "
+    };
+    let head = if items.is_empty() {
+        e.key.clone()
+    } else {
+        format!("{} ", e.key)
     };
     Piece {
-        head: format!("{} ", e.key),
-        items: e.items.clone(),
+        head,
+        items,
         sep,
         heading: false,
         extra: false,
@@ -470,6 +479,61 @@ fn findings(doc: &Doc, groups: &[FindingGroup], detail: Detail) -> Vec<Piece> {
             heading: false,
             extra: false,
         });
+    }
+    out
+}
+
+/// Collapses every run of at least three names that differ only in a number
+/// counting up by one (`frame_001.snap` … `frame_150.snap`) into one range in the
+/// shell's brace form, `frame_{001..150}.snap`, which `bash` expands back to the
+/// same names (zero padding included). The number is the name's last run of
+/// digits; names around a run are kept as they are, in order.
+pub fn number_runs(items: &[String]) -> Vec<String> {
+    // prefix, the number's text, suffix.
+    fn split(s: &str) -> Option<(&str, &str, &str)> {
+        let end = s.rfind(|c: char| c.is_ascii_digit())? + 1;
+        let start = s[..end]
+            .rfind(|c: char| !c.is_ascii_digit())
+            .map_or(0, |i| i + 1);
+        (end - start <= 9).then(|| (&s[..start], &s[start..end], &s[end..]))
+    }
+    // The next name of a run after `a`: same prefix, suffix and width (when
+    // padded), number one more.
+    fn follows(a: &str, b: &str) -> bool {
+        let (Some((pa, na, sa)), Some((pb, nb, sb))) = (split(a), split(b)) else {
+            return false;
+        };
+        let padded = na.starts_with('0') && na.len() > 1;
+        let (x, y): (u64, u64) = match (na.parse(), nb.parse()) {
+            (Ok(x), Ok(y)) => (x, y),
+            _ => return false,
+        };
+        pa == pb
+            && sa == sb
+            && y == x + 1
+            && (if padded {
+                nb.len() == na.len()
+            } else {
+                !(nb.starts_with('0') && nb.len() > 1)
+            })
+            && !pa.contains(['{', '}'])
+            && !sa.contains(['{', '}'])
+    }
+    let mut out = Vec::with_capacity(items.len());
+    let mut i = 0;
+    while i < items.len() {
+        let mut j = i + 1;
+        while j < items.len() && follows(&items[j - 1], &items[j]) {
+            j += 1;
+        }
+        if j - i >= 3 {
+            let (pre, first, suf) = split(&items[i]).expect("a numbered name");
+            let (_, last, _) = split(&items[j - 1]).expect("a numbered name");
+            out.push(format!("{pre}{{{first}..{last}}}{suf}"));
+        } else {
+            out.extend(items[i..j].iter().cloned());
+        }
+        i = j;
     }
     out
 }
@@ -583,6 +647,45 @@ pub fn slots(message: &str) -> (String, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbered_runs_become_brace_ranges() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut items: Vec<String> = (1..=150)
+            .map(|i| format!("tests/frame_case_{i:03}.snap.new"))
+            .collect();
+        items.insert(0, "Cargo.lock".into());
+        items.push("notes/".into());
+        assert_eq!(
+            number_runs(&items),
+            names(&[
+                "Cargo.lock",
+                "tests/frame_case_{001..150}.snap.new",
+                "notes/"
+            ])
+        );
+        // Two in a row stay; a gap, a change of width or of suffix ends a run.
+        assert_eq!(
+            number_runs(&names(&[
+                "a1.rs", "a2.rs", "b7", "b8", "b9", "b11", "c098", "c099", "c0100", "d09", "d10",
+                "d11"
+            ])),
+            names(&[
+                "a1.rs",
+                "a2.rs",
+                "b{7..9}",
+                "b11",
+                "c098",
+                "c099",
+                "c0100",
+                "d{09..11}"
+            ])
+        );
+        assert_eq!(
+            number_runs(&names(&["v1.txt", "v2.txt", "v3.md", "x", "y"])),
+            names(&["v1.txt", "v2.txt", "v3.md", "x", "y"])
+        );
+    }
 
     proptest::proptest! {
         /// A digest cut to a room never prints more than the room, and says how
@@ -749,6 +852,6 @@ mod tests {
             key: "a:".into(),
             items: vec!["1:x y".into(), "2:z".into()],
         };
-        assert_eq!(listing_line(&e).render(), "a: 1:x y | 2:z");
+        assert_eq!(listing_line(&e).render(), "a: 1:x y, 2:z");
     }
 }

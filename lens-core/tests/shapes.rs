@@ -102,6 +102,14 @@ fn shapes() -> Vec<Shape> {
             0,
             r"(?m)^(\S+\.rs)$",
         ),
+        // 150 untracked snapshots numbered 001..150: one brace range holds them all.
+        s(
+            fixture!("git-status-numbered.stdout"),
+            "git -c status.showUntrackedFiles=all status",
+            false,
+            0,
+            r"(?m)^\t(?:modified:   )?(\S+)$",
+        ),
         s(
             fixture!("ls-l-lens.stdout"),
             "ls -l lens-core/src/stages",

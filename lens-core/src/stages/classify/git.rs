@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Found;
-use crate::digest::{Body, Digest};
+use crate::digest::{Body, Digest, Entry};
 use crate::doc::{Class, Doc, Stream};
 
 static COMMIT: LazyLock<Regex> =
@@ -151,13 +151,21 @@ fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usiz
 }
 
 fn status(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
-    let mut out = vec![doc.lines[range.start].text.to_string()];
+    // One entry per section, its files as items (cut between two of them to fit
+    // the budget); the other lines as entries of their own.
+    let line = |t: String| Entry {
+        key: t,
+        items: Vec::new(),
+    };
+    let mut out = vec![line(doc.lines[range.start].text.to_string())];
     let mut section = String::new();
     let mut items: Vec<String> = Vec::new();
-    let flush = |out: &mut Vec<String>, section: &str, items: &mut Vec<String>| {
+    let flush = |out: &mut Vec<Entry>, section: &str, items: &mut Vec<String>| {
         if !items.is_empty() {
-            out.push(format!("{section}: {}", items.join(", ")));
-            items.clear();
+            out.push(Entry {
+                key: format!("{section}:"),
+                items: std::mem::take(items),
+            });
         }
     };
     for i in range.start + 1..range.end {
@@ -191,13 +199,17 @@ fn status(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<u
             continue;
         } else {
             flush(&mut out, &section, &mut items);
-            out.push(t);
+            out.push(line(t));
         }
     }
     flush(&mut out, &section, &mut items);
-    found
-        .digests
-        .push(Digest::of_lines(stream, range.start, range.end, out));
+    found.digests.push(Digest {
+        body: Body::Listing {
+            template: None,
+            entries: out,
+        },
+        ..Digest::of_lines(stream, range.start, range.end, Vec::new())
+    });
 }
 
 fn diff(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
@@ -359,6 +371,34 @@ mod tests {
     }
 
     #[test]
+    fn status_lists_a_run_of_numbered_files_as_one_range() {
+        let mut out = String::from("On branch main\nUntracked files:\n  (use \"git add <file>...\" to include in what will be committed)\n\tNOTES.md\n");
+        for i in 1..=150 {
+            out.push_str(&format!("\ttests/frame_case_{i:03}.snap.new\n"));
+        }
+        out.push_str(
+            "\nnothing added to commit but untracked files present (use \"git add\" to track)\n",
+        );
+        let argv = vec!["git".to_string(), "status".to_string()];
+        let req = crate::Request {
+            argv: &argv,
+            stdout: out.as_bytes(),
+            stderr: b"",
+            exit: 0,
+        };
+        let v = crate::view(
+            &req,
+            &crate::Options::new(crate::Level::Two, crate::Handle::parse("0a1b2c3d")),
+        );
+        let text = String::from_utf8_lossy(&v.stdout);
+        assert!(
+            text.contains("untracked: NOTES.md tests/frame_case_{001..150}.snap.new\n"),
+            "{text}"
+        );
+        assert!(text.len() < 300, "{text}");
+    }
+
+    #[test]
     fn status_is_one_line_per_section() {
         let out = "On branch main\nChanges to be committed:\n  (use \"git restore --staged <file>...\" to unstage)\n\tmodified:   a.py\n\trenamed:    b.py -> c.py\n\nUntracked files:\n  (use \"git add <file>...\" to include in what will be committed)\n\tnotes/\n\tscratch.py\n\n";
         assert_eq!(
@@ -366,7 +406,7 @@ mod tests {
             vec![
                 "On branch main",
                 "staged: M a.py, R b.py -> c.py",
-                "untracked: notes/, scratch.py"
+                "untracked: notes/ scratch.py"
             ]
         );
     }

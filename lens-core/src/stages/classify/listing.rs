@@ -347,7 +347,7 @@ mod tests {
             d[1],
             "files (bytes, * executable): a.txt0(12) a.txt1(12) run.sh0*(12) run.sh1*(12)"
         );
-        assert_eq!(d[2], "links: L -> a.txt0 | L -> a.txt1");
+        assert_eq!(d[2], "links: L -> a.txt0, L -> a.txt1");
     }
 
     #[test]
@@ -421,7 +421,7 @@ mod tests {
         assert_eq!(lines[0], "each item below stands for: …(db: &Db) -> u64 {");
         assert_eq!(
             lines[1],
-            "src/a.rs: 1:pub fn load | 11:pub fn save | 21:pub fn list"
+            "src/a.rs: 1:pub fn load, 11:pub fn save, 21:pub fn list"
         );
         // A regex pattern, and one matching at the end of the line.
         let lines = testing::digest_lines_of(&["rg", "-n", "fn \\w+"], &out);
@@ -429,12 +429,12 @@ mod tests {
             lines[0],
             "each item below stands for: pub …(db: &Db) -> u64 {"
         );
-        assert_eq!(lines[1], "src/a.rs: 1:fn load | 11:fn save | 21:fn list");
+        assert_eq!(lines[1], "src/a.rs: 1:fn load, 11:fn save, 21:fn list");
         let lines = testing::digest_lines_of(&["git", "grep", "-n", "-e", "u64 \\{"], &out);
         // (What is left shared, `pub fn `, is too short to print once.)
         assert_eq!(
             lines[0],
-            "src/a.rs: 1:pub fn load(db: &Db) -> u64 { | 11:pub fn save(db: &Db) -> u64 { | 21:pub fn list(db: &Db) -> u64 {"
+            "src/a.rs: 1:pub fn load(db: &Db) -> u64 {, 11:pub fn save(db: &Db) -> u64 {, 21:pub fn list(db: &Db) -> u64 {"
         );
         // A pattern that does not parse, or matches nowhere, changes nothing.
         let lines = testing::digest_lines_of(&["grep", "-n", "(("], &out);
