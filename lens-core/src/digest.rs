@@ -93,7 +93,7 @@ pub struct FindingGroup {
     /// Every report's location as printed, with the quoted values that differ
     /// between reports (empty when the message is the same every time).
     pub at: Vec<(String, Vec<String>)>,
-    /// Every report's message as printed (without rule and location).
+    /// Every report's rule (when it has one) and message, as printed.
     pub said: Vec<String>,
 }
 
@@ -431,15 +431,8 @@ fn findings(doc: &Doc, groups: &[FindingGroup], detail: Detail) -> Vec<Piece> {
         // compact and short views list each location with its values instead.
         if detail == Detail::Full && g.at.iter().any(|(_, vals)| !vals.is_empty()) {
             out.push(Piece::text(format!("{} ×{}{under}:", g.rule, g.at.len())));
-            let rule = if g.rule.contains(' ') {
-                ""
-            } else {
-                g.rule.as_str()
-            };
             for ((loc, _), said) in g.at.iter().zip(&g.said).skip(1) {
-                let loc = &loc[shared.len()..];
-                let sep = if rule.is_empty() { "" } else { " " };
-                out.push(Piece::text(format!("  {loc} {rule}{sep}{said}")));
+                out.push(Piece::text(format!("  {} {said}", &loc[shared.len()..])));
             }
             continue;
         }
@@ -610,7 +603,9 @@ fn common_suffix(a: &str, b: &str) -> usize {
 }
 
 /// Splits a message into its shape and the quoted values in it: `` `os` imported
-/// but unused `` becomes `` `…` imported but unused `` and `` [`os`] ``.
+/// but unused `` becomes `` `…` imported but unused `` and `` [`os`] ``. An
+/// unquoted word with a slash in it (a path, Go's `example.com/ledger/x.Invoice`)
+/// is a value as well.
 pub fn slots(message: &str) -> (String, Vec<String>) {
     let mut shape = String::with_capacity(message.len());
     let mut values = Vec::new();
@@ -627,6 +622,22 @@ pub fn slots(message: &str) -> (String, Vec<String>) {
             _ => None,
         };
         let after = i + c.len_utf8();
+        // An unquoted word holding a slash is a path or a qualified name
+        // (`example.com/ledger/invoices.Invoice`): a value too.
+        let word_start = prev.is_none_or(char::is_whitespace);
+        if close.is_none() && word_start {
+            let len = message[i..]
+                .find(char::is_whitespace)
+                .unwrap_or(message.len() - i);
+            let word = message[i..i + len].trim_end_matches([',', ';', ':', '.', ')']);
+            if word.contains('/') && !word.starts_with('/') || word.matches('/').count() > 1 {
+                values.push(word.to_string());
+                shape.push('…');
+                prev = word.chars().last();
+                i += word.len();
+                continue;
+            }
+        }
         if let Some((close, j)) = close.and_then(|q| Some((q, message[after..].find(q)?))) {
             let end = after + j + close.len_utf8();
             values.push(message[i..end].to_string());
@@ -647,6 +658,27 @@ pub fn slots(message: &str) -> (String, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_words_and_paths_are_values() {
+        assert_eq!(
+            slots("`os` imported but unused"),
+            (
+                "`…` imported but unused".to_string(),
+                vec!["`os`".to_string()]
+            )
+        );
+        let (shape, values) = slots(
+            "return copies lock value: example.com/ledger/invoices.Invoice contains sync.Mutex",
+        );
+        assert_eq!(shape, "return copies lock value: … contains sync.Mutex");
+        assert_eq!(values, ["example.com/ledger/invoices.Invoice"]);
+        let (shape, values) = slots("cannot open src/a.c: no such file, see /tmp/x/log.");
+        assert_eq!(shape, "cannot open …: no such file, see ….");
+        assert_eq!(values, ["src/a.c", "/tmp/x/log"]);
+        // A lone slash, a division or a word that only starts one is prose.
+        assert_eq!(slots("use / to split").1, Vec::<String>::new());
+    }
 
     #[test]
     fn numbered_runs_become_brace_ranges() {

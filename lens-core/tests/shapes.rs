@@ -145,6 +145,21 @@ fn shapes() -> Vec<Shape> {
             2,
             r"(?m)^(src/\S+\.ts:\d+:\d+) - ",
         ),
+        // Go: a scratch module of three packages, go 1.19; every report's location.
+        s(
+            fixture!("go-build-other.stderr"),
+            "go build ./...",
+            true,
+            1,
+            r"(?m)^(\S+\.go:\d+:\d+): ",
+        ),
+        s(
+            fixture!("go-vet-other.stderr"),
+            "go vet ./...",
+            true,
+            1,
+            r"(?m)^(?:vet: )?(\S+\.go:\d+:\d+): ",
+        ),
         s(
             fixture!("gcc-other.stderr"),
             "gcc -Wall -c a.c b.c c.c",

@@ -68,7 +68,11 @@ pub fn run(doc: &mut Doc) {
             }
         }
         groups[g].0.at.push((f.location.clone(), Vec::new()));
-        groups[g].0.said.push(f.message.clone());
+        groups[g].0.said.push(if f.rule.is_empty() {
+            f.message.clone()
+        } else {
+            format!("{} {}", f.rule, f.message)
+        });
         groups[g].1.push(values);
         group_of.push(g);
     }

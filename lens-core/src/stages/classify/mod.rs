@@ -4,7 +4,7 @@
 //! `generic` knows the shapes most tools share (`error:` prefixes, tracebacks, test
 //! summaries). Each other file knows one family, recognised by its lines rather than
 //! by the command's name, so `lens sh -c 'cargo build && pytest'` is read as well as
-//! `lens cargo build`: rustc/cargo/clippy, gcc/clang/mypy, tsc, eslint, ruff, test
+//! `lens cargo build`: rustc/cargo/clippy, gcc/clang/mypy, tsc, eslint, ruff, Go, test
 //! runners, Python tracebacks, git, listings (ls, find, grep, apt list), package
 //! installs, and JSON arrays of objects.
 
@@ -13,6 +13,7 @@ mod eslint;
 mod gcc;
 mod generic;
 mod git;
+mod go;
 mod install;
 mod json;
 mod listing;
@@ -43,11 +44,12 @@ type Finder = fn(&Doc, &mut Found, Stream, std::ops::Range<usize>);
 
 /// The finders in the order their claims rank (an earlier finder's claim on a line
 /// stands), in two halves of about equal cost on large outputs.
-const FIRST: [Finder; 4] = [
+const FIRST: [Finder; 5] = [
     |d, o, _, r| rustc::find(d, o, r),
     |d, o, _, r| gcc::find(d, o, r),
     |d, o, _, r| tsc::find(d, o, r),
     |d, o, _, r| ruff::find(d, o, r),
+    |d, o, _, r| go::find(d, o, r),
 ];
 const SECOND: [Finder; 7] = [
     |d, o, _, r| eslint::find(d, o, r),
