@@ -110,6 +110,14 @@ fn shapes() -> Vec<Shape> {
             0,
             r"(?m)^\t(?:modified:   )?(\S+)$",
         ),
+        // pip 23.2 on this machine's Python: a table under a ruler.
+        s(
+            fixture!("pip-list.stdout"),
+            "pip list",
+            false,
+            0,
+            r"(?m)^([A-Za-z0-9][\w.-]*) +\d",
+        ),
         s(
             fixture!("ls-l-lens.stdout"),
             "ls -l lens-core/src/stages",

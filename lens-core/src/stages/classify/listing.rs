@@ -25,6 +25,11 @@ static APT: LazyLock<Regex> = LazyLock::new(|| {
 static GREP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^([^\s:][^:]*?):(\d+):(.*)$").expect("compiles"));
 
+/// Two or more spaces: what separates a table's columns.
+static COLUMNS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r" {2,}").expect("compiles"));
+/// A ruler's runs of dashes, one per column.
+static RULER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"-+").expect("compiles"));
+
 /// Listings shorter than this stay as printed.
 const MIN_LINES: usize = 8;
 
@@ -43,6 +48,8 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
     } else if let Some(b) = apt(&texts) {
         b
     } else if let Some(b) = grep(&texts, searched(doc.argv).as_ref()) {
+        b
+    } else if let Some(b) = table(&texts) {
         b
     } else if let Some(b) = paths(&texts) {
         b
@@ -92,6 +99,68 @@ fn apt(texts: &[&str]) -> Option<Body> {
         upgradable.len()
     )];
     lines.extend(upgradable);
+    Some(Body::Lines(lines))
+}
+
+/// A table aligned in columns under a header (`pip list`, `kubectl get`, `docker
+/// images`): each row with its padding cut to two spaces between columns, the
+/// ruler under the header (`------- -----`) left out. Every row must have a value
+/// in every column, so which column a value is in still reads; a table with an
+/// empty cell stays as printed.
+fn table(texts: &[&str]) -> Option<Body> {
+    let ruler = |t: &str| t.contains('-') && t.chars().all(|c| c == '-' || c == ' ');
+    let has_ruler = texts.len() > 1 && ruler(texts[1]);
+    // Where each column starts: at each run of the ruler's dashes, else at each
+    // header cell.
+    let starts: Vec<usize> = if has_ruler {
+        RULER.find_iter(texts[1]).map(|m| m.start()).collect()
+    } else {
+        std::iter::once(0)
+            .chain(COLUMNS.find_iter(texts[0]).map(|m| m.end()))
+            .collect()
+    };
+    if starts.len() < 2 || starts[0] != 0 {
+        return None;
+    }
+    // A row's cells, each trimmed; `None` when one is empty or spills into the
+    // next column.
+    let cells = |t: &str| -> Option<Vec<String>> {
+        let last = *starts.last()?;
+        if t.len() <= last || !t.is_ascii() {
+            return None;
+        }
+        let b = t.as_bytes();
+        let mut out = Vec::with_capacity(starts.len());
+        for (k, &a) in starts.iter().enumerate() {
+            if k > 0 && b[a - 1] != b' ' {
+                return None;
+            }
+            let z = starts.get(k + 1).copied().unwrap_or(t.len());
+            let cell = t[a..z].trim();
+            if cell.is_empty() {
+                return None;
+            }
+            out.push(cell.to_string());
+        }
+        Some(out)
+    };
+    let header = cells(texts[0])?;
+    let word = |f: &String| {
+        f.starts_with(|c: char| c.is_ascii_alphabetic())
+            && f.chars()
+                .all(|c| c.is_ascii_alphanumeric() || " _-().%".contains(c))
+    };
+    if !header.iter().all(word) {
+        return None;
+    }
+    let rows = &texts[1 + usize::from(has_ruler)..];
+    if rows.len() < MIN_LINES {
+        return None;
+    }
+    let mut lines = vec![header.join("  ")];
+    for r in rows {
+        lines.push(cells(r)?.join("  "));
+    }
     Some(Body::Lines(lines))
 }
 
@@ -439,6 +508,50 @@ mod tests {
         // A pattern that does not parse, or matches nowhere, changes nothing.
         let lines = testing::digest_lines_of(&["grep", "-n", "(("], &out);
         assert_eq!(lines[1], "src/a.rs: 1:load 11:save 21:list");
+    }
+
+    #[test]
+    fn an_aligned_table_loses_its_padding_and_nothing_else() {
+        let mut out = String::from(
+            "Package                   Version\n------------------------- -----------\n",
+        );
+        for (n, v) in [
+            ("annotated-types", "0.7.0"),
+            ("attrs", "26.1.0"),
+            ("black", "24.1.1"),
+            ("click", "8.1.7"),
+            ("idna", "3.6"),
+            ("mypy", "1.13.0"),
+            ("pip", "23.2.1"),
+            ("ruff", "0.17.6"),
+        ] {
+            out.push_str(&format!("{n:<25} {v}\n"));
+        }
+        let lines = digest(&out);
+        assert_eq!(lines[0], "Package  Version");
+        assert_eq!(lines[1], "annotated-types  0.7.0");
+        assert_eq!(lines.len(), 9);
+        // kubectl's header, cells holding single spaces.
+        let mut out =
+            String::from("NAME                     READY   STATUS             RESTARTS      AGE\n");
+        for i in 0..8 {
+            out.push_str(&format!(
+                "web-{i}                    1/1     Running            0             {i}d\n"
+            ));
+        }
+        out.push_str("worker-0                 0/1     CrashLoopBackOff   5 (2m ago)    1d\n");
+        let lines = digest(&out);
+        assert_eq!(lines[0], "NAME  READY  STATUS  RESTARTS  AGE");
+        assert_eq!(lines[9], "worker-0  0/1  CrashLoopBackOff  5 (2m ago)  1d");
+        // An empty cell (docker ps without ports): as printed.
+        let mut out = String::from("CONTAINER ID   IMAGE     STATUS    PORTS     NAMES\n");
+        for i in 0..8 {
+            out.push_str(&format!(
+                "a1b2c3d4e5f{i}   nginx     Up 2h     80/tcp    web{i}\n"
+            ));
+        }
+        out.push_str("a1b2c3d4e5f9   redis     Up 2h               cache\n");
+        assert!(digest(&out).is_empty());
     }
 
     #[test]
