@@ -207,9 +207,6 @@ fn ls(texts: &[&str]) -> Option<Body> {
         }
         let c = LS.captures(t)?;
         let name = c[4].to_string();
-        if name == "." || name == ".." {
-            continue;
-        }
         match &c[1] {
             "d" => dirs.push(format!("{name}/")),
             "l" => links.push(name),
@@ -411,7 +408,7 @@ mod tests {
             }
         }
         let d = digest(&out);
-        assert_eq!(d[0], "dirs: src0/ src1/");
+        assert_eq!(d[0], "dirs: ./ ../ src0/ src1/");
         assert_eq!(
             d[1],
             "files (bytes, * executable): a.txt0(12) a.txt1(12) run.sh0*(12) run.sh1*(12)"
