@@ -161,6 +161,14 @@ fn shapes() -> Vec<Shape> {
             1,
             r"(?m)^(\S+\.go:\d+:\d+): ",
         ),
+        // go test -v with subtests and a panic, scratch module: every failure.
+        s(
+            fixture!("go-test-v-other.stdout"),
+            "go test -v ./...",
+            false,
+            1,
+            r"(?m)^\s*--- FAIL: (\S+)",
+        ),
         s(
             fixture!("go-vet-other.stderr"),
             "go vet ./...",

@@ -20,6 +20,11 @@ enum Outcome {
     Progress(String, String),
     /// Bookkeeping inside a run (`=== RUN`, `=== PAUSE`).
     Other,
+    /// A test's own output inside a run: go test's `    x_test.go:12: got 3`.
+    Log,
+    /// go test's verdict on a package (`ok  \texample.com/x\t0.005s`,
+    /// `FAIL\texample.com/y\t0.003s`): the end of that package's results.
+    Package,
 }
 
 static CARGO: LazyLock<Regex> = LazyLock::new(|| {
@@ -38,6 +43,13 @@ static MARKS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(?:(✓|✔|√)|(✗|✕|✖|×)|(↓|○)) (.+?)(?: \(\d+(?:\.\d+)? ?m?s\))?$")
         .expect("compiles")
 });
+/// go test's line for a package, and its bare `PASS`/`FAIL` before it.
+static GO_PACKAGE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(?:(?:ok|FAIL|\?) *\t\S+\t|(PASS|FAIL)$)").expect("compiles"));
+/// go test's `t.Errorf`/`t.Log` line; its continuation lines are indented deeper
+/// (eight spaces).
+static GO_LOG: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^ {4,}(?:\S+_test\.go:\d+: |\s)").expect("compiles"));
 static TAP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(not ok|ok) \d+ - (.+)$").expect("compiles"));
 
@@ -57,6 +69,20 @@ fn outcome(text: &str, colon: bool) -> Option<Outcome> {
     let mark = t.as_bytes().first().is_some_and(|&b| b >= 0x80)
         && t.chars().next().is_some_and(|c| "✓✔√✗✕✖×↓○".contains(c));
     let first = first_word(text);
+    if text.starts_with("        ")
+        || text.starts_with("    ") && colon && t.contains("_test.go:") && GO_LOG.is_match(text)
+    {
+        return Some(Outcome::Log);
+    }
+    if matches!(text.as_bytes().first(), Some(b'o' | b'F' | b'P' | b'?')) {
+        if let Some(c) = GO_PACKAGE.captures(text) {
+            return Some(if c.get(1).is_some() {
+                Outcome::Other
+            } else {
+                Outcome::Package
+            });
+        }
+    }
     let maybe = text.starts_with("test ")
         || t.starts_with("--- ")
         || t.starts_with("=== ")
@@ -125,50 +151,172 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
             continue;
         }
         let start = i;
-        let (mut pass, mut skip) = (0usize, 0usize);
-        let mut failed: Vec<String> = Vec::new();
-        let mut files = 0usize;
+        let mut run = Run::default();
         while i < range.end {
-            match outcome(&doc.lines[i].text, doc.lines[i].colon) {
-                None => break,
-                Some(Outcome::Pass) => pass += 1,
-                Some(Outcome::Skip) => skip += 1,
-                Some(Outcome::Other) => {}
-                Some(Outcome::Fail(name)) => failed.push(name),
-                Some(Outcome::Progress(file, marks)) => {
-                    files += 1;
-                    for m in marks.chars() {
-                        match m {
-                            '.' | 'x' => pass += 1,
-                            's' => skip += 1,
-                            _ => failed.push(file.clone()),
-                        }
-                    }
-                }
+            let Some(o) = outcome(&doc.lines[i].text, doc.lines[i].colon) else {
+                break;
+            };
+            // A bare PASS/FAIL or a package's line only continues a run of go's.
+            let verdict = matches!(o, Outcome::Package)
+                || doc.lines[i].text == "PASS"
+                || doc.lines[i].text == "FAIL";
+            if verdict && !run.go {
+                break;
             }
+            run.add(doc, i, o);
             i += 1;
         }
-        if i - start < MIN_RUN && files == 0 {
+        // A run does not end in lines no test claimed (log lines, or a bare
+        // PASS/FAIL whose package line is not in it).
+        while i > start && run.pending.last() == Some(&(i - 1)) {
+            run.pending.pop();
+            i -= 1;
+        }
+        if i == start {
+            i += 1;
             continue;
         }
-        let total = pass + skip + failed.len();
-        let mut line = format!("{total} tests: {pass} passed");
-        if skip > 0 {
-            line.push_str(&format!(", {skip} skipped"));
+        if i - start < MIN_RUN && run.files == 0 {
+            continue;
         }
-        if !failed.is_empty() {
-            failed.dedup();
-            line.push_str(&format!(", failed: {}", failed.join(", ")));
-        }
+        let failure = run.failed_any;
+        let lines = run.finish(doc);
         out.digests.push(Digest {
             stream,
             start,
             end: i,
-            failure: !failed.is_empty(),
-            body: Body::Lines(vec![line]),
+            failure,
+            body: Body::Lines(lines),
             needs: Vec::new(),
             room: None,
         });
+    }
+}
+
+/// A run of result lines being read: the counts since the last package line,
+/// and the digest lines so far.
+#[derive(Default)]
+struct Run {
+    pass: usize,
+    skip: usize,
+    failed: Vec<String>,
+    files: usize,
+    /// The run is go test's (`=== RUN`, `--- PASS`).
+    go: bool,
+    /// The test go started last (`=== RUN`, `=== CONT`).
+    current: Option<String>,
+    failed_any: bool,
+    /// Log lines of the test running now (and, at the run's end, bare
+    /// PASS/FAIL lines), and those of failed tests with their `--- FAIL` lines.
+    pending: Vec<usize>,
+    shown: Vec<usize>,
+    lines: Vec<String>,
+}
+
+impl Run {
+    fn add(&mut self, doc: &Doc, i: usize, o: Outcome) {
+        let text = &doc.lines[i].text;
+        match o {
+            Outcome::Pass | Outcome::Skip => {
+                if matches!(o, Outcome::Pass) {
+                    self.pass += 1;
+                } else {
+                    self.skip += 1;
+                }
+                // Log lines go with the test that passed only when it is the one
+                // that started last (go prints a subtest's and a parallel test's
+                // logs before its parent's verdict); any other stay shown.
+                let name = text.trim_start().split(' ').nth(2);
+                if name.is_some() && name == self.current.as_deref() {
+                    self.pending.clear();
+                } else {
+                    self.shown.append(&mut self.pending);
+                }
+            }
+            Outcome::Other => {
+                self.go |= text.starts_with("=== ");
+                if text.as_ref() == "PASS" || text.as_ref() == "FAIL" {
+                    self.pending.push(i);
+                } else if let Some(name) = text.split_whitespace().nth(2) {
+                    self.current = Some(name.to_string());
+                }
+            }
+            Outcome::Log => self.pending.push(i),
+            Outcome::Fail(name) => {
+                self.failed.push(name);
+                self.failed_any = true;
+                let go = text.trim_start().starts_with("--- ");
+                self.go |= go;
+                if go {
+                    self.shown.append(&mut self.pending);
+                    self.shown.push(i);
+                }
+            }
+            Outcome::Package => {
+                // The package's line as printed, with its counts, then its failures.
+                self.pending.clear();
+                let counts = self.counts(false);
+                // The package line says they are tests.
+                let counts = counts.split_once(": ").map_or(counts.as_str(), |c| c.1);
+                self.lines.push(format!("{text}  ({counts})"));
+                self.flush_shown(doc);
+            }
+            Outcome::Progress(file, marks) => {
+                self.files += 1;
+                for m in marks.chars() {
+                    match m {
+                        '.' | 'x' => self.pass += 1,
+                        's' => self.skip += 1,
+                        _ => {
+                            self.failed.push(file.clone());
+                            self.failed_any = true;
+                        }
+                    }
+                }
+            }
+        }
+        if matches!(text.as_ref(), "PASS" | "FAIL") || text.starts_with("--- PASS") {
+            self.go = true;
+        }
+    }
+
+    /// `24 tests: 18 passed, failed: A, B` (with `named`, else `6 failed`), and
+    /// starts the next package's count.
+    fn counts(&mut self, named: bool) -> String {
+        let total = self.pass + self.skip + self.failed.len();
+        let mut line = format!("{total} tests: {} passed", self.pass);
+        if self.skip > 0 {
+            line.push_str(&format!(", {} skipped", self.skip));
+        }
+        if !self.failed.is_empty() {
+            self.failed.dedup();
+            if named {
+                line.push_str(&format!(", failed: {}", self.failed.join(", ")));
+            } else {
+                line.push_str(&format!(", {} failed", self.failed.len()));
+            }
+        }
+        (self.pass, self.skip) = (0, 0);
+        self.failed.clear();
+        line
+    }
+
+    fn flush_shown(&mut self, doc: &Doc) {
+        self.lines
+            .extend(self.shown.drain(..).map(|k| doc.lines[k].text.to_string()));
+    }
+
+    /// The digest's lines: a count line for the results after the last
+    /// package line, if any, and every failure's lines.
+    fn finish(mut self, doc: &Doc) -> Vec<String> {
+        if self.pass + self.skip + self.failed.len() > 0 || self.lines.is_empty() {
+            // Without go's `--- FAIL` lines to name them, the count names them.
+            let named = self.shown.is_empty();
+            let counts = self.counts(named);
+            self.lines.push(counts);
+            self.flush_shown(doc);
+        }
+        self.lines
     }
 }
 
@@ -225,11 +373,62 @@ mod tests {
     fn go_and_jest_and_tap() {
         let go =
             "=== RUN   TestA\n--- PASS: TestA (0.00s)\n=== RUN   TestB\n--- FAIL: TestB (0.01s)\n";
-        assert_eq!(digest(go)[0].2, "2 tests: 1 passed, failed: TestB");
+        assert_eq!(
+            digest(go)[0].2,
+            "2 tests: 1 passed, 1 failed\n--- FAIL: TestB (0.01s)"
+        );
         let jest = "  ✓ adds (2 ms)\n  ✓ subtracts\n  ✕ divides (1 ms)\n  ✓ multiplies\n";
         assert_eq!(digest(jest)[0].2, "4 tests: 3 passed, failed: divides");
         let tap = "ok 1 - a\nok 2 - b\nnot ok 3 - c\nok 4 - d\n";
         assert_eq!(digest(tap)[0].2, "4 tests: 3 passed, failed: c");
+    }
+
+    #[test]
+    fn go_test_v_is_a_line_per_package_and_each_failure_as_printed() {
+        let mut out = String::new();
+        for t in 0..6 {
+            out.push_str(&format!(
+                "=== RUN   TestSum{t}\n--- PASS: TestSum{t} (0.00s)\n"
+            ));
+        }
+        out.push_str("PASS\nok  \texample.com/m/money\t0.004s\n");
+        for t in 0..6 {
+            out.push_str(&format!("=== RUN   TestCut{t}\n"));
+            if t == 3 {
+                out.push_str("    cut_test.go:41: cut(7): got 3, want 4\n        extra detail\n--- FAIL: TestCut3 (0.00s)\n");
+            } else {
+                out.push_str(&format!(
+                    "    cut_test.go:9: log of a passing test\n--- PASS: TestCut{t} (0.00s)\n"
+                ));
+            }
+        }
+        out.push_str("FAIL\nFAIL\texample.com/m/cut\t0.003s\nFAIL\n");
+        let d = digest(&out);
+        assert_eq!(d.len(), 1, "{d:#?}");
+        // The last bare FAIL (go's verdict on the whole run) stays as printed.
+        let n = out.lines().count();
+        assert_eq!((d[0].0, d[0].1), (0, n - 1));
+        assert_eq!(
+            d[0].2,
+            "ok  \texample.com/m/money\t0.004s  (6 passed)\n\
+             FAIL\texample.com/m/cut\t0.003s  (5 passed, 1 failed)\n\
+             \x20   cut_test.go:41: cut(7): got 3, want 4\n\
+             \x20       extra detail\n\
+             --- FAIL: TestCut3 (0.00s)"
+        );
+    }
+
+    #[test]
+    fn a_subtests_log_printed_before_its_parents_verdict_stays() {
+        let out = "=== RUN   TestScale\n=== RUN   TestScale/half\n=== RUN   TestScale/third\n    geom_test.go:12: Scale(10, 33) = 3, want 4\n=== RUN   TestScale/full\n--- FAIL: TestScale (0.00s)\n    --- PASS: TestScale/half (0.00s)\n    --- FAIL: TestScale/third (0.00s)\n    --- PASS: TestScale/full (0.00s)\n=== RUN   TestArea\n    geom_test.go:18: area ok\n--- PASS: TestArea (0.00s)\nFAIL\nFAIL\texample.org/kit/geom\t0.004s\n";
+        let d = digest(out);
+        assert_eq!(
+            d[0].2,
+            "FAIL\texample.org/kit/geom\t0.004s  (3 passed, 2 failed)\n\
+             \x20   geom_test.go:12: Scale(10, 33) = 3, want 4\n\
+             --- FAIL: TestScale (0.00s)\n\
+             \x20   --- FAIL: TestScale/third (0.00s)"
+        );
     }
 
     #[test]
