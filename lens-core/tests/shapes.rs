@@ -365,3 +365,40 @@ fn under_the_budget_clippys_suggestions_stay() {
     );
     assert!(shown.contains("t += v[i]"), "{shown}");
 }
+
+/// Maven 3.8.7 run offline against Debian's repository: a three-module reactor
+/// whose second module's test fails. Maven has no digest (its lines are not
+/// repetitive enough); what the view must hold is the failing test, the
+/// assertion and every reactor row, and Maven's advice must not crowd them.
+#[test]
+fn a_failed_maven_reactor_keeps_its_failure_and_every_module() {
+    let text = include_str!("fixtures/mvn-install-reactor.stdout");
+    let argv: Vec<String> = vec!["mvn".into(), "-o".into(), "-B".into(), "install".into()];
+    let req = Request {
+        argv: &argv,
+        stdout: text.as_bytes(),
+        stderr: b"",
+        exit: 1,
+    };
+    let v = view(&req, &Options::new(Level::Two, Handle::parse(HANDLE)));
+    let shown = String::from_utf8_lossy(&v.stdout).into_owned();
+    check_stream(&shown, text, "stdout").unwrap();
+    assert!(shown.len() < text.len() / 2, "{} bytes", shown.len());
+    for want in [
+        "DepotsTest.costOfThird:9 expected:<4> but was:<3>",
+        "java.lang.AssertionError: expected:<4> but was:<3>",
+        "[INFO] fleet ....",
+        "[INFO] routes ....",
+        "[INFO] depots ....",
+        "[INFO] billing ....",
+        "[INFO] BUILD FAILURE",
+        "Failed to execute goal",
+    ] {
+        assert!(shown.contains(want), "{want}\n{shown}");
+    }
+    // Level 1 shows the failures, not Maven's advice on rerunning the build.
+    let v1 = view(&req, &Options::new(Level::One, Handle::parse(HANDLE)));
+    let one = String::from_utf8_lossy(&v1.stdout);
+    assert!(one.contains("expected:<4> but was:<3>"), "{one}");
+    assert!(!one.contains("re-run Maven with the -e switch"), "{one}");
+}

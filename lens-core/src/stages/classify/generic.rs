@@ -42,6 +42,19 @@ static WARNING: LazyLock<Regex> = LazyLock::new(|| {
     .expect("warning pattern compiles")
 });
 
+/// The advice Maven prints under every failed build, each line tagged `[ERROR]`:
+/// how to rerun it, where to read more, the empty lines between. Not a failure.
+static MAVEN_ADVICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^\[ERROR\] ?(?:$|-> \[Help \d+\]$|\[Help \d+\] http",
+        r"|To see the full stack trace of the errors|Re-run Maven using the -X switch",
+        r"|For more information about the errors and possible solutions",
+        r"|Please refer to (?:dump files|\S+ for the individual test results)",
+        r"|After correcting the problems, you can resume the build|  mvn <args> -rf :)"
+    ))
+    .expect("compiles")
+});
+
 static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"^(?:",
@@ -258,6 +271,9 @@ pub fn class_of(text: &str) -> Class {
     if text.trim().is_empty() {
         return Class::Blank;
     }
+    if text.starts_with("[ERROR]") && MAVEN_ADVICE.is_match(text) {
+        return Class::Plain;
+    }
     // Most lines hold none of the words any of the three classes needs: one scan
     // for all of them decides that, and says which of the three patterns can match.
     let lists = words(text);
@@ -300,6 +316,21 @@ fn is_source_quote(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn mavens_advice_under_a_failed_build_is_not_a_failure() {
+        for advice in [
+            "[ERROR] -> [Help 1]",
+            "[ERROR] ",
+            "[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.",
+            "[ERROR] [Help 1] http://cwiki.apache.org/confluence/display/MAVEN/MojoFailureException",
+            "[ERROR]   mvn <args> -rf :depots",
+        ] {
+            assert_eq!(class_of(advice), Class::Plain, "{advice}");
+        }
+        let failure = "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:2.22.3:test (default-test) on project depots: There are test failures.";
+        assert!(!MAVEN_ADVICE.is_match(failure));
+    }
     use super::*;
 
     #[test]
