@@ -176,6 +176,22 @@ fn shapes() -> Vec<Shape> {
             1,
             r"(?m)^(?:vet: )?(\S+\.go:\d+:\d+): ",
         ),
+        // mypy 1.13 --strict on a scratch inventory package: every location.
+        s(
+            fixture!("mypy-strict-other.stdout"),
+            "mypy --strict inventory",
+            false,
+            1,
+            r"(?m)^(\S+\.py:\d+): error",
+        ),
+        // jest 29 --verbose on a scratch library, two suites failing: every file.
+        s(
+            fixture!("jest-verbose-other.stderr"),
+            "jest --verbose",
+            true,
+            1,
+            r"(?m)^(?:PASS|FAIL) (\S+\.test\.js)",
+        ),
         s(
             fixture!("gcc-other.stderr"),
             "gcc -Wall -c a.c b.c c.c",
