@@ -27,11 +27,92 @@ fn line() -> impl Strategy<Value = String> {
         1 => Just("crlf line\r".to_string()),
         1 => Just("error: disk full on /dev/sda1\rOK".to_string()),
         1 => (1u32..60).prop_map(|i| format!("src/dir{}/file{i}.rs", i % 4)),
+        // The second round's shapes: go test -v and go build, a findings run whose
+        // messages differ in a value, an aligned table, git status with numbered
+        // files, grep matches.
+        1 => (0u32..30).prop_map(|i| format!("=== RUN   TestCase{i:02}")),
+        1 => (0u32..30, any::<bool>()).prop_map(|(i, ok)| format!("--- {}: TestCase{i:02} (0.00s)", if ok { "PASS" } else { "FAIL" })),
+        1 => (1u32..200).prop_map(|l| format!("    case_test.go:{l}: got {l}, want {}", l + 1)),
+        1 => prop_oneof![Just("PASS".to_string()), Just("FAIL".to_string()), (0u32..5).prop_map(|p| format!("ok  \texample.com/p{p}\t0.0{p}s"))],
+        1 => (0u32..9, 1u32..60).prop_map(|(p, l)| format!("p{p}/sum.go:{l}:9: cannot use r.Amount (variable of type string) as int64 value")),
+        1 => (0u32..40).prop_map(|i| format!("svc/m{}.py:3:8: F401 [*] `mod{i}` imported but unused", i % 7)),
+        1 => Just("Package                   Version".to_string()),
+        1 => Just("------------------------- -----------".to_string()),
+        1 => (0u32..500).prop_map(|i| format!("{:<25} {}.{}.0", format!("pkg-{i}"), i % 9, i % 4)),
+        1 => (0u32..200).prop_map(|i| format!("\tsnap/frame_{i:03}.snap.new")),
+        1 => Just("Untracked files:".to_string()),
+        1 => (0u32..300).prop_map(|i| format!("src/m{}.rs:{i}:pub fn load_{i}(db: &Db) -> u64 {{", i % 5)),
+    ]
+}
+
+/// A whole region one shape reads: a padded table, a go test -v package, a git
+/// status with numbered files, a grep run, go build's reports under a header.
+fn block() -> impl Strategy<Value = Vec<String>> {
+    prop_oneof![
+        (8usize..60).prop_map(|n| {
+            let mut v = vec![
+                "Package                   Version".to_string(),
+                "------------------------- -----------".to_string(),
+            ];
+            v.extend((0..n).map(|i| format!("{:<25} {}.{}", format!("pkg-{i}"), i % 9, i % 4)));
+            v
+        }),
+        (4usize..40, 0usize..40).prop_map(|(n, bad)| {
+            let mut v = Vec::new();
+            for i in 0..n {
+                v.push(format!("=== RUN   TestCase{i:02}"));
+                if i == bad {
+                    v.push(format!("    case_test.go:{i}: got {i}, want {}", i + 1));
+                    v.push(format!("--- FAIL: TestCase{i:02} (0.00s)"));
+                } else {
+                    v.push(format!("--- PASS: TestCase{i:02} (0.00s)"));
+                }
+            }
+            let failed = bad < n;
+            v.push(if failed { "FAIL" } else { "PASS" }.to_string());
+            v.push(format!(
+                "{}\texample.com/p\t0.01s",
+                if failed { "FAIL" } else { "ok  " }
+            ));
+            v
+        }),
+        (1usize..300).prop_map(|n| {
+            let mut v = vec![
+                "On branch main".to_string(),
+                "Untracked files:".to_string(),
+                "  (use \"git add <file>...\" to include in what will be committed)".to_string(),
+            ];
+            v.extend((0..n).map(|i| format!("\tsnap/frame_{i:03}.snap.new")));
+            v
+        }),
+        (8usize..200).prop_map(|n| (0..n)
+            .map(|i| format!(
+                "src/m{}.rs:{}:pub fn load_{i}(db: &Db) -> u64 {{",
+                i % 5,
+                i + 1
+            ))
+            .collect()),
+        (2usize..30).prop_map(|n| {
+            let mut v = vec!["# example.com/ledger/p".to_string()];
+            v.extend((0..n).map(|i| {
+                format!(
+                    "p/sum.go:{}:9: cannot use r.F{} (variable of type string) as int64 value",
+                    i + 1,
+                    i % 3
+                )
+            }));
+            v
+        }),
     ]
 }
 
 fn stream() -> impl Strategy<Value = String> {
-    (prop::collection::vec(line(), 0..160), any::<bool>()).prop_map(|(lines, trailing)| {
+    let chunk = prop_oneof![
+        8 => line().prop_map(|l| vec![l]),
+        1 => block(),
+    ];
+    (prop::collection::vec(chunk, 0..120), any::<bool>()).prop_map(|(chunks, trailing)| {
+        let lines: Vec<String> = chunks.into_iter().flatten().collect();
         let mut s = lines.join("\n");
         if trailing && !s.is_empty() {
             s.push('\n');

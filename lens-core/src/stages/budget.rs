@@ -140,6 +140,9 @@ impl Cost {
     fn of(doc: &Doc) -> Cost {
         let mut kept = 0;
         let mut runs = 0;
+        // Every elided run, those right after a forced line included: a marker's
+        // description is charged to the budget wherever the marker is.
+        let mut all_runs = 0usize;
         let mut described = 0usize;
         for stream in [Stream::Stdout, Stream::Stderr] {
             let range = doc.range(stream);
@@ -147,8 +150,9 @@ impl Cost {
             for i in range.clone() {
                 let l = &doc.lines[i];
                 let after_forced = i > range.start && doc.lines[i - 1].fate == Fate::Force;
-                if doc.after_gap(i) && !in_run && !after_forced {
-                    runs += 1;
+                if doc.after_gap(i) && !in_run {
+                    runs += usize::from(!after_forced);
+                    all_runs += 1;
                 }
                 in_run = !l.shown() && (in_run || doc.after_gap(i));
                 if l.shown() {
@@ -158,6 +162,7 @@ impl Cost {
                     in_run = false;
                 } else if !in_run {
                     runs += usize::from(!after_forced);
+                    all_runs += 1;
                     in_run = true;
                 }
                 if !l.shown() && matches!(l.fate, Fate::Drop(Reason::Budget | Reason::Level)) {
@@ -168,13 +173,14 @@ impl Cost {
             let held_to = last.map_or(0, |i| doc.lines[i].no);
             if doc.total(stream) > held_to && last.is_none_or(|i| doc.lines[i].shown()) {
                 runs += 1;
+                all_runs += 1;
             }
         }
         // Every run with a budget or level line may carry a description; a
         // bound, not a count of runs (those lines are at least one per run).
         Cost {
             kept,
-            markers: runs * MARKER_COST + described.min(runs) * DESCRIPTION_COST,
+            markers: runs * MARKER_COST + described.min(all_runs) * DESCRIPTION_COST,
         }
     }
 }
