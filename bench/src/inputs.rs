@@ -115,6 +115,35 @@ pub fn standard() -> Result<Vec<Input>> {
     CASES.iter().map(|c| case(c)).collect()
 }
 
+/// The raw streams of every recorded case in `cases/`, and every real output in
+/// `lens-core/tests/fixtures` (other projects, versions and flags): the fuzz
+/// corpus, which grows with every case and shape fixture added.
+pub fn every_stream() -> Result<Vec<Vec<u8>>> {
+    let mut names: Vec<String> = std::fs::read_dir(cases_dir())?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("recording").join("calls.json").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for n in names {
+        let input = case(&n)?;
+        out.push(input.stdout);
+        out.push(input.stderr);
+    }
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lens-core/tests/fixtures");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    for f in files {
+        out.push(std::fs::read(f)?);
+    }
+    out.retain(|c| !c.is_empty());
+    Ok(out)
+}
+
 /// About `target` bytes of log built by concatenating every standard input's streams.
 pub fn large_log(target: usize) -> Result<Input> {
     let parts = standard()?;

@@ -514,12 +514,7 @@ fn fuzz(args: &[String]) -> Result<()> {
     let execs: u64 = value(args, "--execs").map_or(Ok(200_000), |v| v.parse())?;
     let seed: u64 = value(args, "--seed").map_or(Ok(1), |v| v.parse())?;
     let out = PathBuf::from(value(args, "--out").unwrap_or_else(|| "out/reliability.json".into()));
-    let mut corpus = Vec::new();
-    for input in inputs::standard()? {
-        corpus.push(input.stdout);
-        corpus.push(input.stderr);
-    }
-    corpus.retain(|c| !c.is_empty());
+    let corpus = inputs::every_stream()?;
     let t = Instant::now();
     let o = bench::fuzz::run(seed, execs, &corpus);
     let secs = t.elapsed().as_secs_f64();
@@ -540,7 +535,7 @@ fn fuzz(args: &[String]) -> Result<()> {
             "machine": env::machine(),
             "seed": seed,
             "seconds": (secs * 10.0).round() / 10.0,
-            "corpus": format!("the stdout and stderr of {} compare recordings, mutated; and generated lines", corpus.len()),
+            "corpus": format!("{} real streams (every compare case's recorded stdout and stderr, and every output in lens-core/tests/fixtures), mutated; and generated lines", corpus.len()),
             "checks": "no panic (built with overflow checks); every shown line is the raw line at its number; every gap is covered by a marker with the run's handle; the view is never larger than the raw output; a stream that is not UTF-8 passes through unchanged; the same for stdout read through a sampler with small caps",
             "outcome": o,
         }),
