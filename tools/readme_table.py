@@ -120,7 +120,8 @@ def reliability(path: Path) -> str:
             "",
             f"Fuzzing (`{fuzz['command']}` at {fuzz['git_revision'][:12]}, seed {fuzz['seed']}):"
             f" {o['executions']:,} generated inputs in {fuzz['seconds']} s, {o['panics']} panics,"
-            f" {o['violations']} invariant violations. Checked: {fuzz['checks']}.",
+            f" {o['violations']} invariant violations. Checked: {fuzz['checks']}."
+            + (f" Bases: {fuzz['corpus']}." if fuzz.get("corpus") else ""),
         ]
     return "\n".join(lines) + "\n"
 
