@@ -54,7 +54,11 @@ fn block() -> impl Strategy<Value = Vec<String>> {
                 "Package                   Version".to_string(),
                 "------------------------- -----------".to_string(),
             ];
-            v.extend((0..n).map(|i| format!("{:<25} {}.{}", format!("pkg-{i}"), i % 9, i % 4)));
+            // Some rows without a version: an empty last cell.
+            v.extend((0..n).map(|i| match i % 7 {
+                3 => format!("pkg-{i}"),
+                _ => format!("{:<25} {}.{}", format!("pkg-{i}"), i % 9, i % 4),
+            }));
             v
         }),
         (4usize..40, 0usize..40).prop_map(|(n, bad)| {

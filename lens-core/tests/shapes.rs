@@ -118,6 +118,14 @@ fn shapes() -> Vec<Shape> {
             0,
             r"(?m)^([A-Za-z0-9][\w.-]*) +\d",
         ),
+        // docker 20.10 ps, ten containers, one publishing a port: every name.
+        s(
+            fixture!("docker-ps.stdout"),
+            "docker ps",
+            false,
+            0,
+            r"(?m)^[0-9a-f]{12} .* (\S+)$",
+        ),
         s(
             fixture!("ls-l-lens.stdout"),
             "ls -l lens-core/src/stages",

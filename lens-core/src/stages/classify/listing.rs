@@ -103,10 +103,11 @@ fn apt(texts: &[&str]) -> Option<Body> {
 }
 
 /// A table aligned in columns under a header (`pip list`, `kubectl get`, `docker
-/// images`): each row with its padding cut to two spaces between columns, the
-/// ruler under the header (`------- -----`) left out. Every row must have a value
-/// in every column, so which column a value is in still reads; a table with an
-/// empty cell stays as printed.
+/// ps`): each row with its padding cut to two spaces between columns, the ruler
+/// under the header (`------- -----`) left out. When a cell is empty (`docker
+/// ps` without ports) the columns are joined by ` | ` instead, so which column a
+/// value is in still reads. A value that spills into the next column leaves the
+/// table as printed.
 fn table(texts: &[&str]) -> Option<Body> {
     let ruler = |t: &str| t.contains('-') && t.chars().all(|c| c == '-' || c == ' ');
     let has_ruler = texts.len() > 1 && ruler(texts[1]);
@@ -122,25 +123,24 @@ fn table(texts: &[&str]) -> Option<Body> {
     if starts.len() < 2 || starts[0] != 0 {
         return None;
     }
-    // A row's cells, each trimmed; `None` when one is empty or spills into the
-    // next column.
+    // A row's cells, each trimmed (empty past the row's end); `None` when a value
+    // spills into the next column.
     let cells = |t: &str| -> Option<Vec<String>> {
-        let last = *starts.last()?;
-        if t.len() <= last || !t.is_ascii() {
+        if !t.is_ascii() || t.starts_with(' ') {
             return None;
         }
         let b = t.as_bytes();
         let mut out = Vec::with_capacity(starts.len());
         for (k, &a) in starts.iter().enumerate() {
+            if a >= t.len() {
+                out.push(String::new());
+                continue;
+            }
             if k > 0 && b[a - 1] != b' ' {
                 return None;
             }
-            let z = starts.get(k + 1).copied().unwrap_or(t.len());
-            let cell = t[a..z].trim();
-            if cell.is_empty() {
-                return None;
-            }
-            out.push(cell.to_string());
+            let z = starts.get(k + 1).copied().unwrap_or(t.len()).min(t.len());
+            out.push(t[a..z].trim().to_string());
         }
         Some(out)
     };
@@ -157,10 +157,14 @@ fn table(texts: &[&str]) -> Option<Body> {
     if rows.len() < MIN_LINES {
         return None;
     }
-    let mut lines = vec![header.join("  ")];
-    for r in rows {
-        lines.push(cells(r)?.join("  "));
-    }
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| cells(r)).collect::<Option<_>>()?;
+    let sep = if rows.iter().flatten().any(String::is_empty) {
+        " | "
+    } else {
+        "  "
+    };
+    let mut lines = vec![header.join(sep)];
+    lines.extend(rows.iter().map(|r| r.join(sep)));
     Some(Body::Lines(lines))
 }
 
@@ -540,7 +544,7 @@ mod tests {
         let lines = digest(&out);
         assert_eq!(lines[0], "NAME  READY  STATUS  RESTARTS  AGE");
         assert_eq!(lines[9], "worker-0  0/1  CrashLoopBackOff  5 (2m ago)  1d");
-        // An empty cell (docker ps without ports): as printed.
+        // An empty cell (docker ps without ports): columns joined by ` | `.
         let mut out = String::from("CONTAINER ID   IMAGE     STATUS    PORTS     NAMES\n");
         for i in 0..8 {
             out.push_str(&format!(
@@ -548,6 +552,11 @@ mod tests {
             ));
         }
         out.push_str("a1b2c3d4e5f9   redis     Up 2h               cache\n");
+        let lines = digest(&out);
+        assert_eq!(lines[0], "CONTAINER ID | IMAGE | STATUS | PORTS | NAMES");
+        assert_eq!(lines[9], "a1b2c3d4e5f9 | redis | Up 2h |  | cache");
+        // A value spilling into the next column: as printed.
+        out.push_str("a1b2c3d4e5fa   registry.example.com/x Up 2h   80/tcp    reg\n");
         assert!(digest(&out).is_empty());
     }
 
