@@ -66,6 +66,15 @@ pub const SHAPED: &[(&str, Option<&[&str]>)] = &[
     ("pip", Some(&["install", "list", "freeze"])),
     ("pip3", Some(&["install", "list", "freeze"])),
     ("go", Some(&["build", "test", "vet"])),
+    ("golangci-lint", Some(&["run"])),
+    ("jest", None),
+    ("vitest", None),
+    ("npx", Some(&["jest", "vitest", "tsc", "eslint"])),
+    ("rspec", None),
+    ("mvn", None),
+    ("mvnw", None),
+    ("docker", Some(&["ps", "images"])),
+    ("kubectl", Some(&["get"])),
 ];
 
 /// A shell token with its byte range in the command line.
@@ -481,6 +490,28 @@ mod tests {
             rw("git -C sub log -5").as_deref(),
             Some("lens git -C sub log -5")
         );
+        // The second round's families, and what of them stays alone.
+        for (line, want) in [
+            ("go vet ./...", Some("lens go vet ./...")),
+            ("jest --verbose", Some("lens jest --verbose")),
+            ("npx vitest run", Some("lens npx vitest run")),
+            ("rspec spec/models", Some("lens rspec spec/models")),
+            ("./mvnw -B install", Some("lens ./mvnw -B install")),
+            ("docker ps -a", Some("lens docker ps -a")),
+            (
+                "kubectl get pods -n shop",
+                Some("lens kubectl get pods -n shop"),
+            ),
+            (
+                "golangci-lint run ./...",
+                Some("lens golangci-lint run ./..."),
+            ),
+            ("docker run --rm alpine true", None),
+            ("kubectl logs web-0", None),
+            ("npx prettier --check .", None),
+        ] {
+            assert_eq!(rw(line).as_deref(), want, "{line}");
+        }
     }
 
     #[test]
