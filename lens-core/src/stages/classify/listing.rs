@@ -446,8 +446,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn grep_groups_by_file_and_prints_shared_text_once() {
+    /// `grep -rn "pub fn"` over three files of three functions each.
+    fn nine_matches() -> String {
         let mut out = String::new();
         for (f, names) in [
             ("src/a.rs", ["load", "save", "list"]),
@@ -461,6 +461,12 @@ mod tests {
                 ));
             }
         }
+        out
+    }
+
+    #[test]
+    fn grep_groups_by_file_and_prints_shared_text_once() {
+        let out = nine_matches();
         assert_eq!(
             digest(&out),
             vec![
@@ -474,19 +480,7 @@ mod tests {
 
     #[test]
     fn what_grep_searched_for_stays_on_every_item() {
-        let mut out = String::new();
-        for (f, names) in [
-            ("src/a.rs", ["load", "save", "list"]),
-            ("src/b.rs", ["find", "drop", "keep"]),
-            ("src/c.rs", ["one", "two", "six"]),
-        ] {
-            for (i, n) in names.iter().enumerate() {
-                out.push_str(&format!(
-                    "{f}:{}:pub fn {n}(db: &Db) -> u64 {{\n",
-                    i * 10 + 1
-                ));
-            }
-        }
+        let out = nine_matches();
         let lines = testing::digest_lines_of(&["grep", "-rn", "pub fn", "src/"], &out);
         assert_eq!(lines[0], "each item below stands for: …(db: &Db) -> u64 {");
         assert_eq!(
