@@ -153,10 +153,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
         }
         let s = s.to_owned();
         it.next();
-        let (flag, inline) = match s.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (s.clone(), None),
-        };
+        let (flag, inline) = split_flag(&s);
         match flag.as_str() {
             "--" => break,
             "-h" | "--help" => return Ok(Invocation::Help),
@@ -227,10 +224,7 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
         budget: None,
     };
     while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (a.clone(), None),
-        };
+        let (flag, inline) = split_flag(&a);
         let mut val = || {
             inline
                 .clone()
@@ -274,10 +268,7 @@ fn parse_stats(args: Vec<String>) -> Result<Invocation, String> {
     let mut since_ms = None;
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (a.clone(), None),
-        };
+        let (flag, inline) = split_flag(&a);
         match flag.as_str() {
             "--json" => json = true,
             "--since" => {
@@ -345,10 +336,7 @@ fn parse_init(args: Vec<String>) -> Result<Invocation, String> {
     };
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (a.clone(), None),
-        };
+        let (flag, inline) = split_flag(&a);
         match flag.as_str() {
             "--agent" => {
                 let v = inline
@@ -381,6 +369,14 @@ fn parse_range(v: &str) -> Option<(u32, u32)> {
     let (a, b) = v.split_once('-').unwrap_or((v, v));
     let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
     (a >= 1 && b >= a).then_some((a, b))
+}
+
+/// `--flag=value` as the flag and its inline value; any other word as itself.
+fn split_flag(word: &str) -> (String, Option<String>) {
+    match word.split_once('=') {
+        Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+        _ => (word.to_owned(), None),
+    }
 }
 
 #[cfg(test)]

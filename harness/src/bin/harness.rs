@@ -473,14 +473,9 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     };
     let place = vm.as_ref().map_or(Place::Dir, Place::Vm);
     // Every run of lens inside a cell writes to scratch, never to the user's store.
-    std::env::set_var("LENS_STORE", scratch.join("lens-store"));
-    std::env::set_var("LENS_LOG_DIR", scratch.join("lens-log"));
-    std::env::set_var("LENS_CONFIG", scratch.join("no-config.toml"));
+    lens_in_scratch(&scratch);
     let mut versions = BTreeMap::new();
-    versions.insert(
-        "lens".into(),
-        env::version_of(&[lens.display().to_string(), "--version".into()]).unwrap_or_default(),
-    );
+    versions.insert("lens".into(), lens_version(&lens));
     if let Some(r) = &rtk {
         versions.insert(
             "rtk".into(),
@@ -890,14 +885,9 @@ fn session(args: &[String]) -> Result<()> {
         .join("lens-session")
         .join(format!("{:07}", std::process::id()));
     std::fs::create_dir_all(&scratch)?;
-    std::env::set_var("LENS_STORE", scratch.join("lens-store"));
-    std::env::set_var("LENS_LOG_DIR", scratch.join("lens-log"));
-    std::env::set_var("LENS_CONFIG", scratch.join("no-config.toml"));
+    lens_in_scratch(&scratch);
     let mut tools = BTreeMap::new();
-    tools.insert(
-        "lens".to_string(),
-        env::version_of(&[lens.display().to_string(), "--version".into()]).unwrap_or_default(),
-    );
+    tools.insert("lens".to_string(), lens_version(&lens));
     if let Some(bin) = driver.binary_name() {
         tools.insert(
             bin.to_string(),
@@ -1031,4 +1021,17 @@ fn report(file: &Path) -> Result<()> {
     .with_context(|| format!("{} is not a retention results file", file.display()))?;
     print!("{}", retention::markdown(&sweep));
     Ok(())
+}
+
+/// Points every run of lens this process starts at `scratch`: its store, its
+/// log and a config file that does not exist, never the user's.
+fn lens_in_scratch(scratch: &std::path::Path) {
+    std::env::set_var("LENS_STORE", scratch.join("lens-store"));
+    std::env::set_var("LENS_LOG_DIR", scratch.join("lens-log"));
+    std::env::set_var("LENS_CONFIG", scratch.join("no-config.toml"));
+}
+
+/// What `lens --version` prints, or "" when it cannot be run.
+fn lens_version(lens: &std::path::Path) -> String {
+    env::version_of(&[lens.display().to_string(), "--version".into()]).unwrap_or_default()
 }
