@@ -248,6 +248,35 @@ pub fn table(r: &Report) -> String {
     s
 }
 
+/// `lens stats`: the run log summed up, as a table or JSON.
+pub(crate) fn cmd(json: bool, since_ms: Option<u64>) -> i32 {
+    let dir = crate::paths::log_dir();
+    let (records, bad) = match crate::runlog::read(&dir) {
+        Ok(r) => r,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Vec::new(), 0),
+        Err(e) => {
+            eprintln!(
+                "lens stats: cannot read {} ({e}); check LENS_LOG_DIR",
+                dir.join("runs.jsonl").display()
+            );
+            return 1;
+        }
+    };
+    let report = report(&records, bad, since_ms);
+    if json {
+        match serde_json::to_string_pretty(&report) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("lens stats: {e}");
+                return 1;
+            }
+        }
+    } else {
+        print!("{}", table(&report));
+    }
+    0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

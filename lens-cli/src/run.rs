@@ -1,0 +1,483 @@
+//! `lens <cmd>`: run the child with one reader thread per stream, store the full
+//! output, print the view, log the run.
+
+use std::io::{self, IsTerminal, Read, Seek, Write};
+use std::process::{Command, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use lens_core::{view, Handle, Level, Options, Request, Stream, DEFAULT_BUDGET};
+
+use crate::args::RunArgs;
+use crate::capture::{self, Capture};
+use crate::config::load_config;
+use crate::view::{guarded, guarded_view, options};
+use crate::{init, interactive, now_ms, paths, platform, runlog, store};
+
+pub(crate) fn cmd(r: RunArgs) -> i32 {
+    let argv: Vec<String> = r
+        .argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let started = SystemTime::now();
+    let clock = Instant::now();
+    let mut cmd = Command::new(&r.argv[0]);
+    cmd.args(&r.argv[1..]);
+
+    if interactive::is_interactive(&argv, io::stdin().is_terminal()) {
+        // The record is written first: exec leaves no process to write it after.
+        runlog::append(
+            &paths::log_dir(),
+            &runlog::Record::passthrough(
+                now_ms(started),
+                argv.clone(),
+                r.level.unwrap_or(Level::Three).digit(),
+            ),
+        );
+        let err = platform::exec(&mut cmd);
+        return spawn_failure(&argv[0], &err);
+    }
+
+    // A child whose stdin is not a terminal leads its own process group, so a
+    // signal Lens forwards reaches everything it started. One reading a terminal
+    // stays in the terminal's foreground group, where it may read.
+    let own_group = !io::stdin().is_terminal();
+    if own_group {
+        platform::own_process_group(&mut cmd);
+    }
+    platform::catch_signals();
+    let mut child = match cmd
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            platform::restore_signals();
+            return spawn_failure(&argv[0], &e);
+        }
+    };
+    let child_id = child.id();
+    platform::forward_signals_to(child_id, own_group);
+    if let Some(p) = &child.stdout {
+        platform::enlarge_pipe(p);
+    }
+    if let Some(p) = &child.stderr {
+        platform::enlarge_pipe(p);
+    }
+
+    let seed = run_seed(&argv, started);
+    let shared = capture::Shared::new(capture::Limits::DEFAULT, paths::store(), seed.clone());
+    let caps = [Stream::Stdout, Stream::Stderr].map(|s| Arc::new(Mutex::new(Capture::new(s))));
+    let (done_tx, done_rx) = mpsc::channel::<Event>();
+    // One reader per stream: a single reader deadlocks once the unread pipe fills.
+    let pipes: [Option<Box<dyn Read + Send>>; 2] = [
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    ];
+    let mut open = 0;
+    for (pipe, cap) in pipes.into_iter().zip(&caps) {
+        let Some(pipe) = pipe else { continue };
+        open += 1;
+        let (cap, shared, tx) = (Arc::clone(cap), Arc::clone(&shared), done_tx.clone());
+        std::thread::spawn(move || {
+            capture::read_into(pipe, cap, shared, |_| {
+                let _ = tx.send(Event::Eof);
+            })
+        });
+    }
+    let waiter = done_tx.clone();
+    std::thread::spawn(move || {
+        let _ = waiter.send(Event::Exit(child.wait()));
+    });
+    drop(done_tx);
+
+    // Until both pipes end and the child exits; after a signal, at most GRACE more.
+    let mut status = None;
+    let mut deadline: Option<Instant> = None;
+    while open > 0 || status.is_none() {
+        if deadline.is_none() && platform::received_signal().is_some() {
+            deadline = Some(Instant::now() + GRACE);
+        }
+        let wait = match deadline {
+            Some(d) if d <= Instant::now() => break,
+            Some(d) => d - Instant::now(),
+            None => POLL,
+        };
+        match done_rx.recv_timeout(wait.min(POLL)) {
+            Ok(Event::Eof) => open -= 1,
+            Ok(Event::Exit(s)) => status = Some(s),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    let duration_ms = clock.elapsed().as_millis() as u64;
+    let cut = platform::received_signal();
+    let (child_exit, signal) = match status {
+        Some(Ok(s)) => (platform::exit_code(s), platform::signal_of(s)),
+        Some(Err(_)) | None => (1, None),
+    };
+    // Cut short, Lens reports its own death: the exit status a shell would show.
+    let exit = cut.map_or(child_exit, |s| 128 + s);
+    let [out, err] = caps.map(|c| capture::take(&c));
+
+    let mut diagnostics = Vec::new();
+    let config = load_config(&mut diagnostics);
+    let settings = config
+        .as_ref()
+        .map(|c| c.settings(&argv))
+        .unwrap_or_default();
+    let level = r.level.or(settings.level).unwrap_or(Level::Two);
+    let budget = r.budget.or(settings.budget).unwrap_or(DEFAULT_BUDGET);
+    let meta = |out: &Finished, err: &Finished| store::Meta {
+        argv: argv.clone(),
+        cwd: std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
+        exit,
+        signal,
+        cut_short: cut,
+        start_ms: now_ms(started),
+        duration_ms,
+        stdout_bytes: out.bytes,
+        stderr_bytes: err.bytes,
+        stdout_lines: out.lines(),
+        stderr_lines: err.lines(),
+    };
+    let run = Run {
+        argv: &argv,
+        exit,
+        opts: options(level, budget, None, &settings),
+        cut,
+    };
+    let mut spill = shared.spill();
+    let stored_run = spill.run.take();
+    let failed = spill.failed.take();
+    drop(spill);
+    let (out, err) = (Finished::from(out), Finished::from(err));
+    let (bytes_out, handle) = match (failed, stored_run) {
+        (Some(why), run_dir) => {
+            // The store failed: nothing is elided, and what was not printed as it
+            // arrived is printed now.
+            diagnostics.push(format!("lens: {why}; the output is shown unfiltered"));
+            let shown = out.print_raw() + err.print_raw();
+            if let Some(d) = run_dir {
+                d.remove();
+            }
+            print_cut(cut, None);
+            (shown, None)
+        }
+        (None, Some(run_dir)) => {
+            let h = run_dir.handle;
+            let stored = out
+                .finish_store(&run_dir)
+                .and_then(|()| err.finish_store(&run_dir))
+                .and_then(|()| run_dir.write_meta(&meta(&out, &err)));
+            match stored {
+                Ok(()) => (run.show_spilled(&out, &err, h, &mut diagnostics), Some(h)),
+                Err(e) => {
+                    diagnostics.push(format!(
+                        "lens: could not store the output in {} ({e}); it is shown unfiltered",
+                        paths::store().display()
+                    ));
+                    let shown = out.print_raw() + err.print_raw();
+                    run_dir.remove();
+                    print_cut(cut, None);
+                    (shown, None)
+                }
+            }
+        }
+        (None, None) => run.show_held(&out, &err, &seed, &meta(&out, &err), &mut diagnostics),
+    };
+    // Diagnostics only after the child's output has been written and flushed.
+    for d in &diagnostics {
+        eprintln!("{d}");
+    }
+    runlog::append(
+        &paths::log_dir(),
+        &runlog::Record {
+            ts_ms: now_ms(started),
+            argv: argv.clone(),
+            level: level.digit(),
+            passthrough: false,
+            exit: Some(exit),
+            dur_ms: Some(duration_ms),
+            bytes_in: Some(out.bytes + err.bytes),
+            bytes_out: Some(bytes_out),
+            handle: handle.map(|h| h.to_string()),
+            cut_short: cut,
+            hook: None,
+            project: std::env::current_dir()
+                .ok()
+                .map(|d| init::project_root(&d).display().to_string()),
+        },
+    );
+    if let Some(h) = handle {
+        let caps = config.map(|c| c.store).unwrap_or_default();
+        store::maybe_prune(&paths::store(), &caps, SystemTime::now(), Some(&h));
+    }
+    if cut.is_some() && status.is_none() {
+        // The child outlived the grace period: it ignored the signal. Lens exits
+        // now; the kernel's parent-death signal (Linux) or the child's next write
+        // to a closed pipe ends it.
+        let _ = child_id;
+    }
+    exit
+}
+
+/// How long Lens waits, after a signal, for the child to end and its pipes to
+/// close before it shows what it has.
+const GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
+/// How often the main thread looks for a caught signal while it waits.
+const POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// What the main thread waits for.
+enum Event {
+    Eof,
+    Exit(io::Result<std::process::ExitStatus>),
+}
+
+/// The seed a run's handle is derived from: what ran, when, in which process,
+/// and eight bytes of the OS's randomness, so no command can print a marker with
+/// its own run's handle in advance.
+fn run_seed(argv: &[String], started: SystemTime) -> Vec<u8> {
+    use std::hash::{BuildHasher, Hasher};
+    let mut seed = argv.join("\0").into_bytes();
+    let ns = started
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    seed.extend_from_slice(&ns.to_le_bytes());
+    seed.extend_from_slice(&std::process::id().to_le_bytes());
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    seed.extend_from_slice(&random.to_le_bytes());
+    seed
+}
+
+/// A stream once the child is done with it.
+struct Finished {
+    stream: Stream,
+    bytes: u64,
+    body: FinishedBody,
+}
+
+enum FinishedBody {
+    Memory(Vec<u8>),
+    Stored {
+        file: std::fs::File,
+        sample: lens_core::sample::Sample,
+    },
+    Printed,
+}
+
+impl From<Capture> for Finished {
+    fn from(c: Capture) -> Finished {
+        let body = match c.body {
+            capture::Body::Memory(b) => FinishedBody::Memory(b),
+            capture::Body::Stored { file, sampler } => FinishedBody::Stored {
+                file,
+                sample: (*sampler).finish(),
+            },
+            capture::Body::Printed => FinishedBody::Printed,
+        };
+        Finished {
+            stream: c.stream,
+            bytes: c.bytes,
+            body,
+        }
+    }
+}
+
+impl Finished {
+    fn lines(&self) -> u64 {
+        match &self.body {
+            FinishedBody::Memory(b) => store::count_lines(b),
+            FinishedBody::Stored { sample, .. } => sample.lines,
+            FinishedBody::Printed => 0,
+        }
+    }
+
+    /// Writes a stream still in memory to the run's directory (a stored one is
+    /// there already).
+    fn finish_store(&self, run: &store::RunDir) -> io::Result<()> {
+        match &self.body {
+            FinishedBody::Memory(b) => run.create_stream(self.stream.name())?.write_all(b),
+            FinishedBody::Stored { file, .. } => file.sync_data().or(Ok(())),
+            FinishedBody::Printed => Err(io::Error::other("the stream was printed unstored")),
+        }
+    }
+
+    /// What the pipeline reads of the stream.
+    fn input(&self) -> lens_core::Input<'_> {
+        let part = match &self.body {
+            FinishedBody::Memory(b) => std::str::from_utf8(b).ok().map(lens_core::Part::whole),
+            FinishedBody::Stored { sample, .. } => sample.part(),
+            FinishedBody::Printed => None,
+        };
+        lens_core::Input {
+            part,
+            raw_len: self.bytes,
+        }
+    }
+
+    /// Prints the stream as the child wrote it; returns the bytes printed now.
+    fn print_raw(&self) -> u64 {
+        match &self.body {
+            FinishedBody::Memory(b) => {
+                capture::print_to(self.stream, b);
+                b.len() as u64
+            }
+            FinishedBody::Stored { file, .. } => {
+                let mut f = file;
+                if f.seek(io::SeekFrom::Start(0)).is_ok() {
+                    capture::copy_to(f.take(self.bytes), self.stream);
+                }
+                self.bytes
+            }
+            FinishedBody::Printed => self.bytes,
+        }
+    }
+}
+
+/// The parts of a run every way of showing it needs.
+struct Run<'a> {
+    argv: &'a [String],
+    exit: i32,
+    opts: Options,
+    cut: Option<i32>,
+}
+
+impl Run<'_> {
+    /// Shows a run some of whose output went to the store as it arrived; returns
+    /// the bytes printed.
+    fn show_spilled(
+        &self,
+        out: &Finished,
+        err: &Finished,
+        handle: Handle,
+        diagnostics: &mut Vec<String>,
+    ) -> u64 {
+        let opts = Options {
+            handle: Some(handle),
+            ..self.opts.clone()
+        };
+        let (v_out, v_err, _) = guarded(diagnostics, (None, None, false), || {
+            lens_core::view_parts(self.argv, out.input(), err.input(), self.exit, &opts)
+        });
+        let mut shown = 0;
+        for (v, f) in [(v_out, out), (v_err, err)] {
+            shown += match v {
+                Some(text) => {
+                    capture::print_to(f.stream, text.as_bytes());
+                    text.len() as u64
+                }
+                None => f.print_raw(),
+            };
+        }
+        shown + print_cut(self.cut, Some(handle))
+    }
+
+    /// Shows a run held whole in memory: the view, stored first when it elides
+    /// anything (or the run was cut short); returns the bytes printed and the
+    /// handle.
+    fn show_held(
+        &self,
+        out: &Finished,
+        err: &Finished,
+        seed: &[u8],
+        meta: &store::Meta,
+        diagnostics: &mut Vec<String>,
+    ) -> (u64, Option<Handle>) {
+        let (FinishedBody::Memory(stdout), FinishedBody::Memory(stderr)) = (&out.body, &err.body)
+        else {
+            return (out.print_raw() + err.print_raw(), None);
+        };
+        let req = Request {
+            argv: self.argv,
+            stdout,
+            stderr,
+            exit: self.exit,
+        };
+        let content: [&[u8]; 3] = [seed, stdout, stderr];
+        let provisional = Handle::derive(&content, 0);
+        let with = |h: Option<Handle>| Options {
+            handle: h,
+            ..self.opts.clone()
+        };
+        let mut shown = guarded_view(&req, &with(Some(provisional)), diagnostics);
+        let changed = shown.stdout[..] != stdout[..] || shown.stderr[..] != stderr[..];
+        let mut handle = None;
+        if changed || self.cut.is_some() {
+            // The full output reaches the store before any of the view is printed.
+            match store::save(&paths::store(), &content, meta, stdout, stderr) {
+                Ok(h) => {
+                    if h != provisional {
+                        shown = guarded_view(&req, &with(Some(h)), diagnostics);
+                    }
+                    handle = Some(h);
+                }
+                Err(e) => {
+                    diagnostics.push(format!(
+                        "lens: could not store the output in {} ({e}); it is shown unfiltered",
+                        paths::store().display()
+                    ));
+                    shown = view(&req, &with(None));
+                }
+            }
+        }
+        write_streams(&shown.stdout, &shown.stderr);
+        let cut = print_cut(self.cut, handle);
+        (shown.len() as u64 + cut, handle)
+    }
+}
+
+/// Ends the view with the cut-short notice when a signal stopped the run;
+/// returns the bytes printed.
+fn print_cut(cut: Option<i32>, handle: Option<Handle>) -> u64 {
+    let Some(signum) = cut else { return 0 };
+    let notice = lens_core::CutShort {
+        signal: platform::signal_name(signum),
+        handle: handle.map(|h| h.to_string()),
+    };
+    let line = format!("{}\n", notice.render());
+    capture::print_to(Stream::Stderr, line.as_bytes());
+    line.len() as u64
+}
+
+pub(crate) fn write_streams(out: &[u8], err: &[u8]) {
+    // A closed pipe (`lens git log | head`) is not Lens's failure: ignore write errors.
+    let mut o = io::stdout().lock();
+    let _ = o.write_all(out);
+    let _ = o.flush();
+    let mut e = io::stderr().lock();
+    let _ = e.write_all(err);
+    let _ = e.flush();
+}
+
+pub(crate) fn spawn_failure(program: &str, e: &io::Error) -> i32 {
+    match e.kind() {
+        io::ErrorKind::NotFound => {
+            eprintln!("lens: command not found: {program}; check the name or your PATH");
+            127
+        }
+        io::ErrorKind::PermissionDenied => {
+            eprintln!(
+                "lens: cannot execute {program}: permission denied; check it is an executable file"
+            );
+            126
+        }
+        _ => {
+            eprintln!("lens: cannot run {program}: {e}");
+            126
+        }
+    }
+}
