@@ -1,18 +1,21 @@
 //! What Lens would have shown: every shell call of a transcript put through the
-//! filter, as the agent hook would have run it.
+//! filter, as the after-tool hook `lens init` installs would have.
 //!
-//! A call is replayed the way `lens hook` rewrites a command line: the simple
-//! commands the rewrite puts `lens` in front of run through `lens-core` with
-//! their argv (the last of them, when a line has several: its output is what the
-//! agent read last), at level 2 with the default budget; a line the rewrite
-//! leaves alone (no shape, a piped stage, a construct it does not parse) reached
-//! the agent raw and is counted as uncovered, with the reason. Bytes are the
-//! result text the agent was given; tokens are estimated as bytes / 4, the rule
-//! `lens stats` uses, and say nothing of a tokenizer.
+//! A call is replayed the way the hook filters an agent's captured output: the
+//! command the line's output comes from (its last command; in a pipeline, the
+//! last stage that does not merely pass its input on) classifies it, through
+//! `lens-core` at level 2 with the default budget; a line Lens does not take
+//! apart is classified by content. What the hook leaves as it is counts as
+//! uncovered, with the reason: a file the agent asked to read, and, for Claude
+//! Code, a command that failed (its after-tool event for a failure cannot
+//! replace the output). Bytes are the result text the agent was given; tokens
+//! are estimated as bytes / 4, the rule `lens stats` uses, and say nothing of a
+//! tokenizer.
 
 use std::collections::BTreeMap;
 
-use lens_cli::rewrite::{filtered_argvs, simple_commands, Refusal};
+use lens_cli::captured::classify;
+use lens_cli::cmdline::simple_commands;
 use lens_core::{Handle, Level, Options, Request};
 use serde::Serialize;
 
@@ -22,14 +25,14 @@ use crate::transcript::{ShellCall, Transcript};
 #[derive(Serialize, Debug, Clone, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fate {
-    /// Rewritten and filtered; `elided` when the view left lines out.
+    /// Filtered; `elided` when the view left lines out.
     Filtered {
         /// True when the view announced an elision.
         elided: bool,
     },
     /// The agent already ran it through Lens: its result is a view already.
     AlreadyLens,
-    /// Left alone by the rewrite, so it reached the agent raw.
+    /// Left as the agent had it, so it reached the model raw.
     Uncovered {
         /// Why.
         reason: String,
@@ -85,7 +88,7 @@ pub fn family(argv: &[String]) -> String {
     };
     let program = first.rsplit('/').next().unwrap_or(first);
     let has_subcommands = SUBCOMMANDS.contains(&program)
-        || lens_cli::rewrite::SHAPED
+        || lens_cli::cmdline::SHAPED
             .iter()
             .any(|(p, subs)| *p == program && subs.is_some());
     if has_subcommands {
@@ -108,8 +111,8 @@ fn family_of(line: &str) -> String {
     family(&words)
 }
 
-/// Replays one call.
-pub fn replay(call: &ShellCall) -> Replayed {
+/// Replays one call of a session of `agent` (its CLI name).
+pub fn replay(call: &ShellCall, agent: &str) -> Replayed {
     let raw_bytes = call.output.len() as u64;
     let line = call.command.trim();
     let uncovered = |reason: &str| Replayed {
@@ -130,19 +133,14 @@ pub fn replay(call: &ShellCall) -> Replayed {
             fate: Fate::AlreadyLens,
         };
     }
-    let argvs = match filtered_argvs(line) {
+    if agent == "claude" && call.exit.is_some_and(|c| c != 0) {
+        return uncovered("failed: Claude Code's failure event cannot replace the output");
+    }
+    let argv = match classify(line) {
         Ok(a) => a,
-        Err(Refusal::Nothing) => {
-            let piped = simple_commands(line).is_some_and(|c| c.len() > 1);
-            return uncovered(if piped {
-                "no shape outside a pipe"
-            } else {
-                "no shape"
-            });
-        }
-        Err(Refusal::Unparsed(what)) => return uncovered(&format!("not parsed: {what}")),
+        Err(why) => return uncovered(why.name()),
     };
-    let argv = argvs.last().expect("a rewrite names at least one command");
+    let argv = &argv;
     let (stdout, stderr) = match &call.streams {
         Some((o, e)) => (o.as_bytes(), e.as_bytes()),
         None => (call.output.as_bytes(), &b""[..]),
@@ -159,7 +157,11 @@ pub fn replay(call: &ShellCall) -> Replayed {
     // the raw when nothing was elided (lens prints the raw then).
     let view_bytes = if v.elided { v.len() as u64 } else { raw_bytes };
     Replayed {
-        family: family(argv),
+        family: if argv.is_empty() {
+            family_of(line)
+        } else {
+            family(argv)
+        },
         command: call.command.clone(),
         raw_bytes,
         view_bytes,
@@ -174,7 +176,7 @@ pub struct Totals {
     pub calls: u64,
     /// Calls whose view elided something.
     pub elided: u64,
-    /// Calls the rewrite left alone.
+    /// Calls the hook would leave as the agent had them.
     pub uncovered: u64,
     /// Bytes the agent was given.
     pub raw_bytes: u64,
@@ -241,7 +243,7 @@ pub fn report(transcripts: &[(String, Transcript)]) -> Report {
     let mut families: BTreeMap<String, Totals> = BTreeMap::new();
     let mut total = Totals::default();
     for (name, t) in transcripts {
-        let calls: Vec<Replayed> = t.shell.iter().map(replay).collect();
+        let calls: Vec<Replayed> = t.shell.iter().map(|c| replay(c, &t.agent.cli)).collect();
         let mut totals = Totals::default();
         for r in &calls {
             totals.add(r);
@@ -327,7 +329,7 @@ pub fn markdown(r: &Report) -> String {
         }
     }
     if unc.is_empty() {
-        out.push_str("\nEvery shell call was covered by a rewrite.\n");
+        out.push_str("\nEvery shell call would have been filtered.\n");
     } else {
         out.push_str("\nCommands the hook would have left alone (they reached the agent raw):\n\n");
         out.push_str("| command | why | calls | raw bytes |\n|---|---|---:|---:|\n");
@@ -338,7 +340,7 @@ pub fn markdown(r: &Report) -> String {
         }
     }
     out.push_str(
-        "\nBytes are the tool results the agent was given; Lens views are replayed through lens-core at level 2 by each command's argv, as the hook would have rewritten it. Tokens are estimated as bytes/4.\n",
+        "\nBytes are the tool results the agent was given; Lens views are replayed through lens-core at level 2 by the command each line's output comes from, as the after-tool hook would have filtered it. Tokens are estimated as bytes/4.\n",
     );
     out
 }
@@ -357,57 +359,84 @@ mod tests {
     }
 
     #[test]
-    fn a_long_listing_is_filtered_and_a_pipe_is_not() {
+    fn a_long_listing_is_filtered_through_a_pipe_too() {
         let mut big = String::new();
         for i in 0..3000 {
             big.push_str(&format!("src/module_{i}/file_{i}.rs\n"));
         }
-        let r = replay(&call("find src -name '*.rs'", &big));
+        let r = replay(&call("find src -name '*.rs'", &big), "codex");
         assert_eq!(r.family, "find");
         assert_eq!(r.fate, Fate::Filtered { elided: true });
         assert!(r.view_bytes < r.raw_bytes / 4, "{r:?}");
-        let p = replay(&call("find src -name '*.rs' | head -50", &big));
-        assert_eq!(
-            p.fate,
-            Fate::Uncovered {
-                reason: "no shape outside a pipe".into()
-            }
-        );
-        assert_eq!((p.family.as_str(), p.view_bytes), ("find", p.raw_bytes));
+        // After the tool ran, what came out of the pipe is still find's.
+        let p = replay(&call("find src -name '*.rs' | tee list", &big), "codex");
+        assert_eq!(p.fate, Fate::Filtered { elided: true });
+        assert_eq!(p.family, "find");
     }
 
     #[test]
-    fn small_output_is_not_counted_larger_and_unknown_commands_are_uncovered() {
-        let r = replay(&call("ls", "a\nb\n"));
-        assert_eq!(r.fate, Fate::Filtered { elided: false });
-        assert_eq!(r.view_bytes, r.raw_bytes);
-        let u = replay(&call("echo hi", "hi\n"));
+    fn files_read_and_claudes_failures_stay_as_the_agent_had_them() {
+        let mut failed = call("cargo test", &"x\n".repeat(5000));
+        failed.exit = Some(101);
+        let c = replay(&failed, "claude");
+        assert!(
+            matches!(c.fate, Fate::Uncovered { ref reason } if reason.starts_with("failed")),
+            "{c:?}"
+        );
         assert_eq!(
-            u.fate,
+            replay(&failed, "codex").fate,
+            Fate::Filtered { elided: true }
+        );
+        let q = replay(&call("sed -n '1,200p' apps/x.tsx", "a\n"), "claude");
+        assert_eq!(
+            q.fate,
             Fate::Uncovered {
-                reason: "no shape".into()
+                reason: "reads-file".into()
             }
         );
-        assert_eq!(replay(&call("rg \"TeamSheet\"", "x\n")).family, "rg");
+    }
+
+    #[test]
+    fn small_output_is_not_counted_larger_and_families_are_named() {
+        let r = replay(&call("ls", "a\nb\n"), "claude");
+        assert_eq!(r.fate, Fate::Filtered { elided: false });
+        assert_eq!(r.view_bytes, r.raw_bytes);
         assert_eq!(
-            replay(&call("docker build .", "x\n")).family,
+            replay(&call("rg \"TeamSheet\"", "x\n"), "claude").family,
+            "rg"
+        );
+        assert_eq!(
+            replay(&call("docker build .", "x\n"), "claude").family,
             "docker build"
         );
         assert_eq!(
-            replay(&call("git -C repo log --oneline", "x\n")).family,
+            replay(&call("git -C repo log --oneline", "x\n"), "claude").family,
             "git"
         );
-        let l = replay(&call(
-            "lens cargo test",
-            "[lens: elided stdout 1-9 (9 lines) handle=01234567]\n",
-        ));
+        let l = replay(
+            &call(
+                "lens cargo test",
+                "[lens: elided stdout 1-9 (9 lines) handle=01234567]\n",
+            ),
+            "claude",
+        );
         assert_eq!(
             (l.fate, l.family.as_str()),
             (Fate::AlreadyLens, "cargo test")
         );
-        let q = replay(&call("sed -n '1,200p' apps/(protected)/x.tsx", ""));
-        assert!(
-            matches!(q.fate, Fate::Uncovered { ref reason } if reason.starts_with("not parsed"))
+        // A line Lens does not take apart is classified by content, unless a
+        // word of it may be printing a file.
+        let q = replay(&call("echo $(date) && ls", "a\n"), "claude");
+        assert_eq!(q.fate, Fate::Filtered { elided: false });
+        let s = replay(
+            &call("sed -n '1,200p' apps/(protected)/x.tsx", "a\n"),
+            "claude",
+        );
+        assert_eq!(
+            s.fate,
+            Fate::Uncovered {
+                reason: "reads-file".into()
+            }
         );
     }
 }

@@ -25,10 +25,10 @@ pub enum Invocation {
     },
     /// Wire Lens into coding agents.
     Init(InitArgs),
-    /// Answer an agent's hook event on stdin.
+    /// Answer an agent's after-tool hook event on stdin.
     Hook(Agent),
-    /// Print a shell command line rewritten to run under Lens.
-    Rewrite(String),
+    /// Filter output already captured (stdin) as a command line's own.
+    As(AsArgs),
     /// Print usage.
     Help,
     /// Print the version.
@@ -44,6 +44,19 @@ pub struct RunArgs {
     pub budget: Option<usize>,
     /// The child's argv.
     pub argv: Vec<OsString>,
+}
+
+/// `lens --as '<command line>' [--exit N] [--level N] [--budget B] < output`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct AsArgs {
+    /// The shell command line that printed the output.
+    pub line: String,
+    /// Its exit code, when known.
+    pub exit: Option<i32>,
+    /// Level from the command line, if given.
+    pub level: Option<Level>,
+    /// Budget from the command line, if given.
+    pub budget: Option<usize>,
 }
 
 /// `lens show <handle> [--level N] [--stream S] [--lines A-B] [--budget B]`.
@@ -98,12 +111,14 @@ The exit code is the command's; stdout's view goes to stdout, stderr's to stderr
        lens stats [--json] [--since 7d|2026-11-01]
        lens init [--agent claude|codex|gemini|cursor|opencode]... [--global|--project]
                  [--dry-run] [--uninstall]
-       lens rewrite '<shell command>'    print it rewritten to run under lens (exit 1: unchanged)
-       lens hook claude|gemini           answer an agent's hook event on stdin (init installs it)
+       lens --as '<command line>' [--exit N] [--level N] [--budget SIZE] < saved.log
+                 filter output already captured (a saved or CI log) as that command's
+       lens hook claude|codex|gemini|opencode   answer an agent's after-tool event on
+                 stdin (what `lens init` installs)
        lens --help | --version
 
 Flags after the command name are the command's. Use `--` to run a command named
-show, stats, init, rewrite or hook. Environment: LENS_STORE, LENS_LOG_DIR, LENS_CONFIG.";
+show, stats, init or hook. Environment: LENS_STORE, LENS_LOG_DIR, LENS_CONFIG.";
 
 /// Parses Lens's own arguments. The error is one line naming the problem and the fix.
 pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
@@ -128,24 +143,17 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
             it.next();
             let rest: Vec<String> = it.map(lossy).collect();
             return match rest.as_slice() {
-                [a] if a == "claude" => Ok(Invocation::Hook(Agent::Claude)),
-                [a] if a == "gemini" => Ok(Invocation::Hook(Agent::Gemini)),
-                _ => Err("lens hook: name the agent: lens hook claude, or lens hook gemini".into()),
-            };
-        }
-        Some("rewrite") => {
-            it.next();
-            let rest: Vec<String> = it.map(lossy).collect();
-            return match rest.as_slice() {
-                [line] => Ok(Invocation::Rewrite(line.clone())),
-                _ => Err(
-                    "lens rewrite: give the command line as one argument, quoted: lens rewrite 'git status'"
-                        .into(),
-                ),
+                [a] => Agent::parse(a)
+                    .filter(|a| *a != Agent::Cursor)
+                    .map(Invocation::Hook)
+                    .ok_or_else(|| format!("lens hook: unknown agent {a:?}; name one of claude, codex, gemini, opencode")),
+                _ => Err("lens hook: name the agent: lens hook claude (or codex, gemini, opencode)".into()),
             };
         }
         _ => {}
     }
+    let mut as_line = None;
+    let mut exit = None;
     while let Some(a) = it.peek() {
         let Some(s) = a.to_str() else { break };
         if !s.starts_with('-') || s == "-" {
@@ -166,14 +174,41 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
                 let v = value(&flag, inline, &mut it)?;
                 budget = Some(parse_budget(&v)?);
             }
+            "--as" => as_line = Some(value(&flag, inline, &mut it)?),
+            "--exit" => {
+                let v = value(&flag, inline, &mut it)?;
+                exit = Some(v.parse::<i32>().map_err(|_| {
+                    format!("--exit {v:?} is not an exit code; give a number: --exit 1")
+                })?);
+            }
             _ => {
                 return Err(format!(
-                    "unknown option {s:?} before the command; Lens's options are --level and --budget (put the command's own flags after its name, or use -- first)"
+                    "unknown option {s:?} before the command; Lens's options are --level, --budget, --as and --exit (put the command's own flags after its name, or use -- first)"
                 ))
             }
         }
     }
     let argv: Vec<OsString> = it.collect();
+    if let Some(line) = as_line {
+        if !argv.is_empty() {
+            return Err("--as filters output given on stdin and runs nothing; drop the command after it, or drop --as to run it".into());
+        }
+        if line.trim().is_empty() {
+            return Err(
+                "--as needs the command line that printed the output: lens --as 'cargo test' < log"
+                    .into(),
+            );
+        }
+        return Ok(Invocation::As(AsArgs {
+            line,
+            exit,
+            level,
+            budget,
+        }));
+    }
+    if exit.is_some() {
+        return Err("--exit goes with --as (the exit code of the output given on stdin); a command run by lens has its own".into());
+    }
     if argv.is_empty() {
         return Err(
             "no command given; usage: lens [--level N] [--budget SIZE] <command> [args...]".into(),
@@ -395,6 +430,37 @@ mod tests {
     }
 
     #[test]
+    fn as_filters_stdin_and_runs_nothing() {
+        assert_eq!(
+            p(&["--as", "cargo test 2>&1 | tail -50", "--exit", "101"]).unwrap(),
+            Invocation::As(AsArgs {
+                line: "cargo test 2>&1 | tail -50".into(),
+                exit: Some(101),
+                level: None,
+                budget: None,
+            })
+        );
+        assert!(matches!(
+            p(&["--level=1", "--as=git log"]).unwrap(),
+            Invocation::As(AsArgs {
+                level: Some(Level::One),
+                exit: None,
+                ..
+            })
+        ));
+        assert!(p(&["--as", "x", "ls"])
+            .unwrap_err()
+            .contains("runs nothing"));
+        assert!(p(&["--as", " "]).unwrap_err().contains("command line"));
+        assert!(p(&["--exit", "1", "ls"])
+            .unwrap_err()
+            .contains("goes with --as"));
+        assert!(p(&["--as", "x", "--exit", "one"])
+            .unwrap_err()
+            .contains("not an exit code"));
+    }
+
+    #[test]
     fn subcommands_for_agents_and_stats() {
         match p(&["init", "--agent", "claude,codex", "--project", "--dry-run"]).unwrap() {
             Invocation::Init(i) => {
@@ -412,10 +478,14 @@ mod tests {
             Invocation::Hook(Agent::Claude)
         );
         assert_eq!(
-            p(&["rewrite", "git status"]).unwrap(),
-            Invocation::Rewrite("git status".into())
+            p(&["hook", "opencode"]).unwrap(),
+            Invocation::Hook(Agent::Opencode)
         );
-        assert!(p(&["rewrite", "git", "status"]).is_err());
+        assert!(p(&["hook", "cursor"])
+            .unwrap_err()
+            .contains("unknown agent"));
+        // `rewrite` is no subcommand: Lens never rewrites a command.
+        assert_eq!(run(&["rewrite", "x"]).argv[0], "rewrite");
         assert!(matches!(
             p(&["stats", "--since", "7d"]).unwrap(),
             Invocation::Stats {

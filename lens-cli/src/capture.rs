@@ -270,9 +270,14 @@ fn lock(cap: &Arc<Mutex<Capture>>) -> MutexGuard<'_, Capture> {
     cap.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Bytes [`print_to`] has been handed in this process (what `lens show` logs
+/// as fetched).
+pub static PRINTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Writes bytes to Lens's own stdout or stderr; a closed pipe is not Lens's
 /// failure, so write errors are ignored.
 pub fn print_to(stream: Stream, bytes: &[u8]) {
+    PRINTED.fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
     match stream {
         Stream::Stdout => {
             let mut o = io::stdout().lock();

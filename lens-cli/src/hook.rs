@@ -1,46 +1,123 @@
-//! `lens hook <agent>`: the agent's hook event on stdin, the answer on stdout.
+//! `lens hook <agent>`: an agent's after-tool event on stdin, the answer on
+//! stdout. The command has run already, as the agent's own permission rules
+//! allowed it; the answer only replaces what the model reads with the view.
+//!
+//! Whatever goes wrong (input that does not parse, an event Lens does not
+//! filter, a store that fails, a filter that panics, Lens's own time limit)
+//! the hook prints no answer (Gemini CLI: `{}`) and exits 0, and the agent
+//! keeps its own result. Every event is logged for `lens stats` with whether a
+//! view was answered.
 
-use std::io::{self, Read};
-use std::time::SystemTime;
+use std::io::{self, Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
 
-use crate::{agents, now_ms, paths, runlog};
+use serde_json::Value;
 
-/// `lens hook <agent>`: answers the event on stdin. Whatever goes wrong, the
-/// agent gets no rewrite and its command runs as it was; the answer and the
-/// command seen are logged for `lens stats`.
-pub(crate) fn cmd(agent: agents::Agent) -> i32 {
-    let mut input = String::new();
-    let read = io::stdin().take(1 << 20).read_to_string(&mut input).is_ok();
-    let event: Option<serde_json::Value> = serde_json::from_str(&input).ok();
-    let command = event
+use crate::agents::{self, Agent};
+use crate::captured::{self, Captured};
+use crate::{now_ms, paths, runlog};
+
+/// The most of an event Lens reads: an agent hands at most a few tens of KB of
+/// output inline (the rest, where it keeps it, is in a file).
+const EVENT_MAX: u64 = 64 << 20;
+
+/// Lens's own time limit: past it, the agent's own result stands.
+const DEADLINE: Duration = Duration::from_secs(5);
+
+pub(crate) fn cmd(agent: Agent) -> i32 {
+    // The answer is printed whole under this lock, and the deadline takes it
+    // before it ends the process: a half-printed answer is never left behind.
+    let printing = Arc::new(Mutex::new(()));
+    let guard = Arc::clone(&printing);
+    std::thread::spawn(move || {
+        std::thread::sleep(deadline());
+        let _held = guard.lock();
+        let _ = io::stdout().write_all(agents::no_answer(agent).as_bytes());
+        let _ = io::stdout().flush();
+        std::process::exit(0);
+    });
+    let started = SystemTime::now();
+    let mut input = Vec::new();
+    let read = io::stdin().take(EVENT_MAX).read_to_end(&mut input).is_ok();
+    let event: Option<Value> = read.then(|| serde_json::from_slice(&input).ok()).flatten();
+    let captured = event.as_ref().and_then(|e| agents::read_event(agent, e));
+    let mut diagnostics = Vec::new();
+    let outcome = captured
         .as_ref()
-        .and_then(|e| e.pointer("/tool_input/command"))
-        .and_then(|c| c.as_str())
-        .map(String::from);
-    let answer = match (read, agent) {
-        (false, agents::Agent::Gemini) => Some("{}".to_string()),
-        (false, _) => None,
-        (true, agents::Agent::Gemini) => Some(agents::gemini::answer(&input)),
-        (true, _) => {
-            let cwd = event
-                .as_ref()
-                .and_then(|e| e.get("cwd"))
-                .and_then(|c| c.as_str())
-                .map(std::path::PathBuf::from)
-                .unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
-            let rules = agents::claude::Rules::load(&paths::home(), &cwd);
-            agents::claude::answer(&input, &rules)
-        }
+        .map(|c| (c, captured::filter(c, &mut diagnostics)));
+    let answer = match (&event, &outcome) {
+        (Some(e), Some((_, Ok(view)))) => agents::answer(agent, e, view),
+        _ => None,
     };
-    if let Some(a) = &answer {
-        println!("{a}");
+    {
+        let _held = printing.lock();
+        let text = answer
+            .as_ref()
+            .map(|a| format!("{a}\n"))
+            .unwrap_or_else(|| agents::no_answer(agent).to_string());
+        let mut out = io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
     }
-    if let Some(command) = command {
-        let rewritten = answer.as_deref().is_some_and(|a| a.contains("lens "));
-        runlog::append(
-            &paths::log_dir(),
-            &runlog::Record::hook(now_ms(SystemTime::now()), agent.name(), command, rewritten),
-        );
+    if let Some((c, result)) = &outcome {
+        log(agent, c, result, answer.is_some(), started);
     }
     0
+}
+
+/// `LENS_HOOK_TIMEOUT_MS` overrides the deadline (tests make it hit).
+fn deadline() -> Duration {
+    std::env::var("LENS_HOOK_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(DEADLINE, Duration::from_millis)
+}
+
+fn log(
+    agent: Agent,
+    c: &Captured,
+    result: &Result<captured::Filtered, captured::Raw>,
+    answered: bool,
+    started: SystemTime,
+) {
+    let (raw_bytes, shown, handle, argv, level, why) = match result {
+        Ok(v) => (
+            v.raw_bytes,
+            v.text.len() as u64,
+            Some(v.handle.to_string()),
+            v.argv.clone(),
+            v.level.digit(),
+            None,
+        ),
+        Err(why) => (
+            c.output.len() as u64,
+            c.output.len() as u64,
+            None,
+            Vec::new(),
+            3,
+            Some(why.name().to_string()),
+        ),
+    };
+    let mut r = runlog::Record::hook(
+        now_ms(started),
+        agent.name(),
+        c.line.clone(),
+        answered && handle.is_some(),
+    );
+    r.argv = argv;
+    r.level = level;
+    r.exit = c.exit;
+    r.bytes_in = Some(raw_bytes);
+    r.bytes_out = Some(if answered { shown } else { raw_bytes });
+    r.handle = handle;
+    if let Some(h) = r.hook.as_mut() {
+        h.raw = why;
+    }
+    r.project = c.cwd.as_ref().map(|d| {
+        crate::init::project_root(std::path::Path::new(d))
+            .display()
+            .to_string()
+    });
+    runlog::append(&paths::log_dir(), &r);
 }

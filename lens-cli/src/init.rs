@@ -81,6 +81,10 @@ fn describe(c: &Change) -> String {
         } => {
             format!("a {event} hook on {matcher}: {command}")
         }
+        Change::ListItem { keys, item } => format!("{item} in {}", keys.join(".")),
+        Change::Member { keys, key, value } => {
+            format!("\"{key}\": \"{value}\" in {}", keys.join("."))
+        }
         Change::File { .. } => "the plugin".into(),
     }
 }
@@ -109,9 +113,18 @@ fn install(
     let mut planned: Vec<(Edit, Option<String>, String)> = Vec::new();
     let mut shares = Vec::new();
     for e in edits {
-        let old = read(&e.path)?;
+        // A file with several changes takes them one after the other.
+        let earlier = planned.iter().position(|(p, _, _)| p.path == e.path);
+        let old = match earlier {
+            Some(i) => Some(planned[i].2.clone()),
+            None => read(&e.path)?,
+        };
         match agents::apply(old.as_deref(), &e.change) {
-            Ok(Some(new)) => planned.push((e, old, new)),
+            Ok(Some(new)) => match earlier {
+                Some(i) => planned[i].2 = new,
+                None => planned.push((e, old, new)),
+            },
+            Ok(None) if earlier.is_some() => {}
             Ok(None) => {
                 println!("{}: {} already has it", agent.name(), e.path.display());
                 // Another agent's block in a file they share (AGENTS.md): this
@@ -195,10 +208,11 @@ fn uninstall(
     let mut done_paths = Vec::new();
     let mut dirs = Vec::new();
     for rec in mine {
-        let change = edits
+        let changes: Vec<Change> = edits
             .iter()
-            .find(|e| e.path == rec.path)
-            .map(|e| e.change.clone());
+            .filter(|e| e.path == rec.path)
+            .map(|e| e.change.clone())
+            .collect();
         let current = read(&rec.path)?;
         // Another agent's record for the same file (AGENTS.md) keeps it.
         let other = kept.iter_mut().find(|o| o.path == rec.path);
@@ -224,10 +238,16 @@ fn uninstall(
             })
         } else {
             // Edited since: take out only Lens's part.
-            match (&current, &change) {
-                (Some(text), Some(c)) => agents::remove(text, c).map(Some),
-                _ => None,
-            }
+            current.as_ref().and_then(|text| {
+                let mut out: Option<String> = None;
+                for c in &changes {
+                    let from = out.as_deref().unwrap_or(text);
+                    if let Some(t) = agents::remove(from, c) {
+                        out = Some(t);
+                    }
+                }
+                out.map(Some)
+            })
         };
         done_paths.push(rec.path.clone());
         if dry_run {

@@ -8,13 +8,14 @@
 pub mod agents;
 mod args;
 mod capture;
+pub mod captured;
+pub mod cmdline;
 mod config;
 mod hook;
 mod init;
 mod interactive;
 mod paths;
 pub mod platform;
-pub mod rewrite;
 mod run;
 mod runlog;
 mod show;
@@ -59,13 +60,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
             init::run(&a, &place, &paths::log_dir())
         }
         Ok(Invocation::Hook(agent)) => hook::cmd(agent),
-        Ok(Invocation::Rewrite(line)) => match rewrite::rewrite(&line) {
-            Ok(r) => {
-                println!("{r}");
-                0
-            }
-            Err(_) => 1,
-        },
+        Ok(Invocation::As(a)) => captured::as_cmd(a),
         Ok(Invocation::Show(s)) => show::cmd(s),
         Ok(Invocation::Run(r)) => run::cmd(r),
     }

@@ -215,6 +215,7 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
             handle: handle.map(|h| h.to_string()),
             cut_short: cut,
             hook: None,
+            fetch: false,
             project: std::env::current_dir()
                 .ok()
                 .map(|d| init::project_root(&d).display().to_string()),

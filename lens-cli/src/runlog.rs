@@ -45,20 +45,30 @@ pub struct Record {
     /// saw (argv is then empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hook: Option<HookSeen>,
+    /// True for a `lens show`: `bytes_out` is what it printed of run `handle`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fetch: bool,
     /// The git root (or working directory) the run was in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
 }
 
-/// A command an agent's hook saw.
+/// A command's output an agent's after-tool hook saw.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct HookSeen {
-    /// The agent (`claude`, `gemini`).
+    /// The agent (`claude`, `codex`, `gemini`, `opencode`).
     pub agent: String,
     /// The shell command line as the agent wrote it.
     pub command: String,
-    /// True when the hook rewrote it to run under Lens.
-    pub rewritten: bool,
+    /// True when the hook answered with a view, which the model then read in
+    /// place of the output. Records from before after-tool hooks (which carry
+    /// `rewritten` instead) read as not applied: whether a rewrite reached the
+    /// model is what those records cannot tell.
+    #[serde(default)]
+    pub applied: bool,
+    /// Why the output was left as the agent had it, when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
 }
 
 impl Record {
@@ -76,17 +86,30 @@ impl Record {
             handle: None,
             cut_short: None,
             hook: None,
+            fetch: false,
             project: None,
         }
     }
 
-    /// The record of a command an agent's hook saw.
-    pub fn hook(ts_ms: u64, agent: &str, command: String, rewritten: bool) -> Record {
+    /// The record of a `lens show` that printed `bytes` of run `handle`.
+    pub fn fetch(ts_ms: u64, argv: Vec<String>, handle: String, bytes: u64) -> Record {
+        Record {
+            fetch: true,
+            bytes_out: Some(bytes),
+            handle: Some(handle),
+            ..Record::passthrough(ts_ms, argv, 3)
+        }
+        .not_passthrough()
+    }
+
+    /// The record of a command's output an agent's hook saw.
+    pub fn hook(ts_ms: u64, agent: &str, command: String, applied: bool) -> Record {
         Record {
             hook: Some(HookSeen {
                 agent: agent.to_string(),
                 command,
-                rewritten,
+                applied,
+                raw: None,
             }),
             level: 2,
             ..Record::passthrough(ts_ms, Vec::new(), 2)
@@ -199,6 +222,7 @@ mod tests {
             handle: Some("0000abcd".into()),
             cut_short: None,
             hook: None,
+            fetch: false,
             project: None,
         };
         append(&dir, &r);

@@ -19,6 +19,16 @@ pub(crate) fn cmd(s: ShowArgs) -> i32 {
         }
     };
     let code = show_stored(&s, &stored);
+    // What the agent fetched back counts against what its views saved.
+    crate::runlog::append(
+        &paths::log_dir(),
+        &crate::runlog::Record::fetch(
+            crate::now_ms(std::time::SystemTime::now()),
+            vec!["lens".into(), "show".into(), s.handle.clone()],
+            s.handle.clone(),
+            capture::PRINTED.load(std::sync::atomic::Ordering::Relaxed),
+        ),
+    );
     // A damaged meta.json is said after the output, which is intact.
     if let Some(w) = &stored.meta_warning {
         eprintln!("lens show: {w}");

@@ -1,6 +1,9 @@
 //! `lens stats`: what the run log says Lens saved, per command as the user typed
-//! it and per project, and which commands an agent ran raw that Lens has a shape
-//! for (the hook saw them and could not rewrite them: piped, redirected).
+//! it and per project, counting only what reached the model: a `lens <cmd>`
+//! run's view, and an agent hook's view where the hook answered with one (an
+//! output the hook left as the agent had it saved nothing). Every `lens show`
+//! is logged with the bytes it printed, and the savings are reported net of
+//! those fetches: a view the agent then fetched whole saved nothing.
 //!
 //! Tokens are estimated, not counted: one token per four bytes, rounded up,
 //! which is about what a BPE tokenizer makes of English and code (it
@@ -10,7 +13,6 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::rewrite::SHAPED;
 use crate::runlog::Record;
 
 /// The estimate's rule: bytes / 4, rounded up.
@@ -56,11 +58,12 @@ impl Totals {
     }
 }
 
-/// A command the hook let run raw though Lens has a shape for it.
+/// Outputs an agent's hook left as the agent had them, by why.
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct RawRun {
-    /// The command line as the agent wrote it.
-    pub command: String,
+    /// Why (`unchanged`: the view would be no smaller; `reads-file`: the agent
+    /// asked to read a file; `not-text`, `not-stored`, `level-3`).
+    pub why: String,
     /// How often.
     pub times: u64,
 }
@@ -78,12 +81,19 @@ pub struct Report {
     pub commands: Vec<(String, Totals)>,
     /// Per project (git root of the working directory), most bytes saved first.
     pub projects: Vec<(String, Totals)>,
-    /// Commands an agent's hook saw: how many it rewrote, how many ran raw.
+    /// Command outputs an agent's after-tool hook saw.
     pub hook_seen: u64,
-    /// Of those, rewritten to run under Lens.
-    pub hook_rewritten: u64,
-    /// Commands run raw most often that Lens has a shape for.
-    pub raw_shaped: Vec<RawRun>,
+    /// Of those, answered with a view the model read instead.
+    pub hook_applied: u64,
+    /// The rest, by why they were left as they were.
+    pub hook_raw: Vec<RawRun>,
+    /// `lens show` runs: what the agent fetched back from the store.
+    pub fetches: u64,
+    /// Bytes those fetches printed.
+    pub fetched_bytes: u64,
+    /// Bytes saved net of fetches: `bytes_in - bytes_out - fetched_bytes` over
+    /// every counted run (negative when fetching cost more than the views saved).
+    pub net_saved_bytes: i64,
     /// Lines of the log that did not parse.
     pub unreadable_lines: usize,
 }
@@ -109,21 +119,6 @@ pub fn command_key(argv: &[String]) -> String {
     }
 }
 
-/// True when some simple command of `line` runs a program Lens has a shape for.
-fn has_shape(line: &str) -> bool {
-    crate::rewrite::simple_commands(line)
-        .unwrap_or_default()
-        .iter()
-        .any(|c| {
-            let program = c
-                .split_whitespace()
-                .find(|w| !w.contains('='))
-                .unwrap_or("");
-            let program = program.rsplit('/').next().unwrap_or(program);
-            SHAPED.iter().any(|(p, _)| *p == program)
-        })
-}
-
 fn sorted(map: BTreeMap<String, Totals>) -> Vec<(String, Totals)> {
     let mut v: Vec<(String, Totals)> = map.into_iter().collect();
     v.sort_by_key(|(k, t)| {
@@ -141,19 +136,25 @@ pub fn report(records: &[Record], unreadable_lines: usize, since_ms: Option<u64>
     let mut per: BTreeMap<String, Totals> = BTreeMap::new();
     let mut projects: BTreeMap<String, Totals> = BTreeMap::new();
     let mut raw: BTreeMap<String, u64> = BTreeMap::new();
-    let (mut seen, mut rewritten) = (0, 0);
+    let (mut seen, mut applied, mut fetches, mut fetched) = (0, 0, 0, 0);
     for r in records
         .iter()
         .filter(|r| since_ms.is_none_or(|s| r.ts_ms >= s))
     {
+        if r.fetch {
+            fetches += 1;
+            fetched += r.bytes_out.unwrap_or(0);
+            continue;
+        }
         if let Some(h) = &r.hook {
             seen += 1;
-            if h.rewritten {
-                rewritten += 1;
-            } else if has_shape(&h.command) {
-                *raw.entry(h.command.clone()).or_default() += 1;
+            if h.applied {
+                applied += 1;
+            } else {
+                let why = h.raw.clone().unwrap_or_else(|| "unknown".into());
+                *raw.entry(why).or_default() += 1;
+                continue;
             }
-            continue;
         }
         total.add(r);
         per.entry(command_key(&r.argv)).or_default().add(r);
@@ -161,12 +162,12 @@ pub fn report(records: &[Record], unreadable_lines: usize, since_ms: Option<u64>
             projects.entry(p.clone()).or_default().add(r);
         }
     }
-    let mut raw_shaped: Vec<RawRun> = raw
+    let mut hook_raw: Vec<RawRun> = raw
         .into_iter()
-        .map(|(command, times)| RawRun { command, times })
+        .map(|(why, times)| RawRun { why, times })
         .collect();
-    raw_shaped.sort_by(|a, b| b.times.cmp(&a.times).then(a.command.cmp(&b.command)));
-    raw_shaped.truncate(20);
+    hook_raw.sort_by(|a, b| b.times.cmp(&a.times).then(a.why.cmp(&b.why)));
+    let net_saved_bytes = total.bytes_in as i64 - total.bytes_out as i64 - fetched as i64;
     Report {
         since_ms,
         token_estimate: "one token per 4 bytes, rounded up",
@@ -174,8 +175,11 @@ pub fn report(records: &[Record], unreadable_lines: usize, since_ms: Option<u64>
         commands: sorted(per),
         projects: sorted(projects),
         hook_seen: seen,
-        hook_rewritten: rewritten,
-        raw_shaped,
+        hook_applied: applied,
+        hook_raw,
+        fetches,
+        fetched_bytes: fetched,
+        net_saved_bytes,
         unreadable_lines,
     }
 }
@@ -233,16 +237,28 @@ pub fn table(r: &Report) -> String {
     }
     section(&mut s, "command", &r.commands);
     section(&mut s, "project", &r.projects);
-    if r.hook_seen > 0 {
+    if r.fetches > 0 || t.runs > 0 {
         s.push_str(&format!(
-            "\nThe agent hooks saw {} commands and ran {} under Lens.\n",
-            r.hook_seen, r.hook_rewritten
+            "\n{} fetches with lens show printed {}; net of them, {} saved\n",
+            r.fetches,
+            human(r.fetched_bytes),
+            if r.net_saved_bytes < 0 {
+                format!("-{}", human(r.net_saved_bytes.unsigned_abs()))
+            } else {
+                human(r.net_saved_bytes as u64)
+            }
         ));
     }
-    if !r.raw_shaped.is_empty() {
-        s.push_str("Run raw though Lens has a shape for them (piped or redirected):\n");
-        for raw in &r.raw_shaped {
-            s.push_str(&format!("  {:>4}x  {}\n", raw.times, raw.command));
+    if r.hook_seen > 0 {
+        s.push_str(&format!(
+            "The agent hooks saw {} command outputs; the model read Lens's view of {}.\n",
+            r.hook_seen, r.hook_applied
+        ));
+        for raw in &r.hook_raw {
+            s.push_str(&format!(
+                "  {:>4}x  left as the agent had it: {}\n",
+                raw.times, raw.why
+            ));
         }
     }
     s
@@ -294,6 +310,7 @@ mod tests {
             handle: None,
             cut_short: None,
             hook: None,
+            fetch: false,
             project: Some("/src/app".into()),
         }
     }
@@ -338,31 +355,66 @@ mod tests {
     }
 
     #[test]
-    fn since_and_the_hooks_raw_commands() {
+    fn only_views_that_reached_the_model_count_and_fetches_are_netted_out() {
         let mut old = rec("cargo build", Some((1000, 100)));
         old.ts_ms = 1;
-        let hook = |c: &str, rw: bool| Record::hook(20, "claude", c.to_string(), rw);
+        let hook = |c: &str, applied: bool, why: Option<&str>, bytes: (u64, u64)| {
+            let mut r = Record::hook(20, "claude", c.to_string(), applied);
+            r.argv = vec!["git".into(), "status".into()];
+            r.bytes_in = Some(bytes.0);
+            r.bytes_out = Some(bytes.1);
+            r.hook.as_mut().unwrap().raw = why.map(String::from);
+            r
+        };
         let r = report(
             &[
                 old,
                 rec("ls", Some((10, 10))),
-                hook("cargo test | tail -5", false),
-                hook("cargo test | tail -5", false),
-                hook("echo hi", false),
-                hook("git status", true),
+                hook("cat x", false, Some("reads-file"), (900, 900)),
+                hook("echo hi", false, Some("unchanged"), (3, 3)),
+                hook("echo ho", false, Some("unchanged"), (3, 3)),
+                hook("git status", true, None, (5000, 1000)),
+                Record::fetch(
+                    30,
+                    vec!["lens".into(), "show".into()],
+                    "0000abcd".into(),
+                    1500,
+                ),
             ],
             0,
             Some(5),
         );
-        assert_eq!(r.total.runs, 1);
-        assert_eq!((r.hook_seen, r.hook_rewritten), (4, 1));
+        assert_eq!(r.total.runs, 2);
+        assert_eq!((r.total.bytes_in, r.total.bytes_out), (5010, 1010));
+        assert_eq!((r.hook_seen, r.hook_applied), (4, 1));
         assert_eq!(
-            r.raw_shaped,
-            [RawRun {
-                command: "cargo test | tail -5".into(),
-                times: 2
-            }]
+            r.hook_raw,
+            [
+                RawRun {
+                    why: "unchanged".into(),
+                    times: 2
+                },
+                RawRun {
+                    why: "reads-file".into(),
+                    times: 1
+                }
+            ]
         );
-        assert!(table(&r).contains("   2x  cargo test | tail -5"));
+        assert_eq!(
+            (r.fetches, r.fetched_bytes, r.net_saved_bytes),
+            (1, 1500, 2500)
+        );
+        let t = table(&r);
+        assert!(
+            t.contains("1 fetches with lens show printed 1500 B; net of them, 2500 B saved"),
+            "{t}"
+        );
+        assert!(t.contains("the model read Lens's view of 1"), "{t}");
+        // Old records of the rewriting hooks count as nothing applied.
+        let old_hook: Record = serde_json::from_str(
+            r#"{"ts_ms":9,"argv":[],"level":2,"hook":{"agent":"claude","command":"git status","rewritten":true}}"#,
+        )
+        .unwrap();
+        assert!(!old_hook.hook.unwrap().applied);
     }
 }

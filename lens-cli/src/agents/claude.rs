@@ -1,208 +1,171 @@
-//! Claude Code: a `PreToolUse` hook on the Bash tool (`lens hook claude`) and
-//! the awareness block in `CLAUDE.md`.
+//! Claude Code: a `PostToolUse` hook on the Bash tool (`lens hook claude`), an
+//! allow rule for `lens show`, and the awareness block in `CLAUDE.md`.
 //!
-//! The hook reads the event on stdin and, when `lens rewrite` improves the
-//! command, answers with `hookSpecificOutput.updatedInput`: the tool's input with
-//! the command rewritten, every other field as it came, so the transcript shows
-//! exactly what ran. It never grants a command more than Claude Code would have
-//! granted the original: a command the user's `permissions.deny` rules match is
-//! left alone (Claude Code refuses it as before); one their `allow` rules match
-//! in every part (or any command in `bypassPermissions` mode) is answered
-//! `allow`; any other is left to Claude Code's own permission prompt, which then
-//! shows the rewritten command. Any error means no answer: the original runs.
+//! The hook runs after Claude Code ran the command as the user's permission
+//! rules allowed it (a denied command never reaches it), so every permission
+//! decision is Claude Code's own. Its input holds the command, the output
+//! (stderr merged into `stdout`; past 30,000 characters only the first 30,000,
+//! with `persistedOutputPath` naming the file that holds it all) and no exit
+//! code: `PostToolUse` fires only for a command that succeeded (or whose exit
+//! Claude Code read as an answer, as grep's 1). The answer replaces what the
+//! model reads with `hookSpecificOutput.updatedToolOutput`, which must have the
+//! Bash tool's output shape (a plain string is dropped silently) and stay under
+//! the 30,000 characters Claude Code shows inline (a longer one is persisted
+//! again). A failing command fires only `PostToolUseFailure`, which cannot
+//! replace anything: that output reaches the model as Claude Code cut it.
+//! (Measured against Claude Code 2.1.328.)
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::{Change, Edit};
-use crate::rewrite;
+use crate::captured::{Captured, Filtered};
 
 /// The command the hook runs.
 pub const HOOK: &str = "lens hook claude";
 
-/// The settings edit: a `PreToolUse` group matching `Bash`.
-pub fn hook_edit(path: PathBuf) -> Edit {
-    Edit {
-        path,
-        change: Change::Hook {
-            event: "PreToolUse",
-            matcher: "Bash",
-            command: HOOK,
-            name: None,
+/// What Claude Code shows inline of a command's output; the view stays under it.
+pub const INLINE_LIMIT: usize = 30_000;
+
+/// The rule that lets the agent fetch what a marker hides without a prompt.
+pub const ALLOW_SHOW: &str = "Bash(lens show:*)";
+
+/// The settings edits: the `PostToolUse` group matching `Bash`, and the allow
+/// rule for `lens show`.
+pub fn settings_edits(path: PathBuf) -> Vec<Edit> {
+    vec![
+        Edit {
+            path: path.clone(),
+            change: Change::Hook {
+                event: "PostToolUse",
+                matcher: "Bash",
+                command: HOOK,
+                extra: "",
+            },
         },
+        Edit {
+            path,
+            change: Change::ListItem {
+                keys: &["permissions", "allow"],
+                item: ALLOW_SHOW,
+            },
+        },
+    ]
+}
+
+/// The captured output in a `PostToolUse` event, when it is one Lens filters.
+pub fn read_event(event: &Value) -> Option<Captured> {
+    if event.get("hook_event_name")?.as_str()? != "PostToolUse"
+        || event.get("tool_name")?.as_str()? != "Bash"
+    {
+        return None;
     }
+    let line = event.pointer("/tool_input/command")?.as_str()?;
+    let r = event.get("tool_response")?;
+    // An interrupted run, an image, or a command sent to the background: the
+    // result is not a finished command's text.
+    let flag = |k: &str| r.get(k).and_then(Value::as_bool).unwrap_or(false);
+    if flag("interrupted") || flag("isImage") || r.get("backgroundTaskId").is_some() {
+        return None;
+    }
+    let mut output = r.get("stdout")?.as_str()?.to_string();
+    if let Some(err) = r.get("stderr").and_then(Value::as_str) {
+        if !err.is_empty() {
+            output.push('\n');
+            output.push_str(err);
+        }
+    }
+    Some(Captured {
+        line: line.to_string(),
+        output: output.into_bytes(),
+        full: r
+            .get("persistedOutputPath")
+            .and_then(Value::as_str)
+            .map(PathBuf::from),
+        exit: None,
+        cwd: event.get("cwd").and_then(Value::as_str).map(String::from),
+        level: None,
+        budget: None,
+    })
 }
 
-/// The user's permission rules for Bash, from Claude Code's settings files.
-#[derive(Debug, Default, Clone)]
-pub struct Rules {
-    /// `permissions.allow`.
-    pub allow: Vec<String>,
-    /// `permissions.ask`.
-    pub ask: Vec<String>,
-    /// `permissions.deny`.
-    pub deny: Vec<String>,
-}
-
-impl Rules {
-    /// The rules of the user's settings and the project's (both files).
-    pub fn load(home: &Path, cwd: &Path) -> Rules {
-        let mut r = Rules::default();
-        for f in [
-            home.join(".claude/settings.json"),
-            cwd.join(".claude/settings.json"),
-            cwd.join(".claude/settings.local.json"),
-        ] {
-            let Some(v) = std::fs::read(&f)
-                .ok()
-                .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-            else {
-                continue;
-            };
-            for (key, into) in [
-                ("allow", &mut r.allow),
-                ("ask", &mut r.ask),
-                ("deny", &mut r.deny),
-            ] {
-                if let Some(list) = v
-                    .pointer(&format!("/permissions/{key}"))
-                    .and_then(Value::as_array)
-                {
-                    into.extend(list.iter().filter_map(Value::as_str).map(String::from));
-                }
+/// The answer that makes the model read the view.
+pub fn answer(_event: &Value, view: &Filtered) -> Value {
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "updatedToolOutput": {
+                "stdout": view.text.trim_end_matches('\n'),
+                "stderr": "",
+                "interrupted": false,
+                "isImage": false,
             }
         }
-        r
-    }
-}
-
-/// True when a rule (`Bash`, `Bash(*)`, `Bash(git diff:*)`, `Bash(git diff *)`,
-/// `Bash(npm test)`) covers one simple command.
-pub fn rule_matches(rule: &str, command: &str) -> bool {
-    let Some(rest) = rule.strip_prefix("Bash") else {
-        return false;
-    };
-    if rest.is_empty() || rest == "(*)" {
-        return true;
-    }
-    let Some(pattern) = rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else {
-        return false;
-    };
-    let prefix = pattern
-        .strip_suffix(":*")
-        .or_else(|| pattern.strip_suffix(" *"))
-        .or_else(|| pattern.strip_suffix('*'));
-    match prefix {
-        Some(p) => {
-            let p = p.trim_end();
-            command == p || command.starts_with(&format!("{p} "))
-        }
-        None => command == pattern,
-    }
-}
-
-/// The hook's answer to one event on stdin, if it has one.
-pub fn answer(input: &str, rules: &Rules) -> Option<String> {
-    let event: Value = serde_json::from_str(input).ok()?;
-    if event.get("tool_name")?.as_str()? != "Bash" {
-        return None;
-    }
-    let tool_input = event.get("tool_input")?.as_object()?;
-    let command = tool_input.get("command")?.as_str()?;
-    let rewritten = rewrite::rewrite(command).ok()?;
-    let parts = rewrite::simple_commands(command)?;
-    let covered = |list: &[String], c: &str| list.iter().any(|r| rule_matches(r, c));
-    if parts.iter().any(|c| covered(&rules.deny, c)) {
-        return None;
-    }
-    let bypass = event.get("permission_mode").and_then(Value::as_str) == Some("bypassPermissions");
-    let allowed = parts
-        .iter()
-        .all(|c| covered(&rules.allow, c) && !covered(&rules.ask, c));
-    let mut updated = tool_input.clone();
-    updated.insert("command".into(), Value::String(rewritten));
-    let mut out = serde_json::json!({
-        "hookEventName": "PreToolUse",
-        "updatedInput": updated,
-    });
-    if bypass || allowed {
-        out["permissionDecision"] = Value::String("allow".into());
-        out["permissionDecisionReason"] = Value::String(
-            "lens: the command your permission rules allow, with its output filtered".into(),
-        );
-    }
-    Some(serde_json::json!({ "hookSpecificOutput": out }).to_string())
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A recorded PreToolUse event for `git status` (fields as Claude Code sends
-    /// them; ids shortened).
-    const GIT_STATUS: &str = r#"{"session_id":"5f1c0e2a","transcript_path":"/home/u/.claude/projects/-home-u-app/5f1c0e2a.jsonl","cwd":"/home/u/app","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status","description":"Show working tree status"},"tool_use_id":"toolu_01"}"#;
-
-    fn rules(allow: &[&str], deny: &[&str]) -> Rules {
-        Rules {
-            allow: allow.iter().map(|s| s.to_string()).collect(),
-            ask: Vec::new(),
-            deny: deny.iter().map(|s| s.to_string()).collect(),
-        }
+    fn event(response: Value) -> Value {
+        json!({
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "cwd": "/p",
+            "tool_input": {"command": "git status", "description": "x"},
+            "tool_response": response,
+        })
     }
 
     #[test]
-    fn a_shaped_command_is_rewritten_keeping_the_other_fields() {
-        let a: Value =
-            serde_json::from_str(&answer(GIT_STATUS, &Rules::default()).unwrap()).unwrap();
-        let h = &a["hookSpecificOutput"];
-        assert_eq!(h["hookEventName"], "PreToolUse");
-        assert_eq!(h["updatedInput"]["command"], "lens git status");
-        assert_eq!(h["updatedInput"]["description"], "Show working tree status");
-        // No rule allows it: Claude Code's own prompt decides.
-        assert!(h.get("permissionDecision").is_none());
+    fn a_finished_commands_output_is_read_with_the_full_file() {
+        let c = read_event(&event(json!({
+            "stdout": "a\nb", "stderr": "", "interrupted": false, "isImage": false,
+            "persistedOutputPath": "/h/.claude/x.txt"
+        })))
+        .unwrap();
+        assert_eq!(c.line, "git status");
+        assert_eq!(c.output, b"a\nb");
+        assert_eq!(c.full, Some(PathBuf::from("/h/.claude/x.txt")));
+        assert_eq!(c.exit, None);
+        assert_eq!(c.cwd.as_deref(), Some("/p"));
     }
 
     #[test]
-    fn it_never_grants_more_than_the_rules_grant_the_original() {
-        let allowed = answer(GIT_STATUS, &rules(&["Bash(git status:*)"], &[])).unwrap();
-        assert!(
-            allowed.contains(r#""permissionDecision":"allow""#),
-            "{allowed}"
-        );
-        assert_eq!(
-            answer(
-                GIT_STATUS,
-                &rules(&["Bash(git status:*)"], &["Bash(git:*)"])
-            ),
-            None
-        );
-        let compound = GIT_STATUS.replace("git status", "git status && cargo test");
-        let partly = answer(&compound, &rules(&["Bash(git status:*)"], &[])).unwrap();
-        assert!(!partly.contains("permissionDecision"), "{partly}");
-    }
-
-    #[test]
-    fn anything_else_gets_no_answer() {
-        for input in [
-            GIT_STATUS.replace("git status", "echo hi"),
-            GIT_STATUS.replace("\"Bash\"", "\"Edit\""),
-            GIT_STATUS.replace("git status", "cargo test | tail -5"),
-            "not json".to_string(),
-            "{}".to_string(),
+    fn what_is_not_a_finished_command_is_left_alone() {
+        for r in [
+            json!({"stdout": "a", "stderr": "", "interrupted": true, "isImage": false}),
+            json!({"stdout": "a", "stderr": "", "interrupted": false, "isImage": true}),
+            json!({"stdout": "", "stderr": "", "interrupted": false, "backgroundTaskId": "b1"}),
+            json!({"stderr": ""}),
         ] {
-            assert_eq!(answer(&input, &Rules::default()), None, "{input}");
+            assert!(read_event(&event(r.clone())).is_none(), "{r}");
         }
+        let mut e = event(json!({"stdout": "a", "stderr": ""}));
+        e["hook_event_name"] = json!("PostToolUseFailure");
+        assert!(read_event(&e).is_none());
+        e["hook_event_name"] = json!("PostToolUse");
+        e["tool_name"] = json!("Read");
+        assert!(read_event(&e).is_none());
     }
 
     #[test]
-    fn rules_match_as_claude_code_writes_them() {
-        assert!(rule_matches("Bash", "anything"));
-        assert!(rule_matches("Bash(git diff:*)", "git diff HEAD"));
-        assert!(rule_matches("Bash(git diff *)", "git diff"));
-        assert!(!rule_matches("Bash(git diff:*)", "git difftool"));
-        assert!(rule_matches("Bash(npm test)", "npm test"));
-        assert!(!rule_matches("Bash(npm test)", "npm test --watch"));
-        assert!(!rule_matches("Read(./x)", "git status"));
+    fn the_answer_has_the_bash_output_shape() {
+        let v = Filtered {
+            text: "view\n".into(),
+            handle: lens_core::Handle::parse("0000abcd").unwrap(),
+            raw_bytes: 9,
+            argv: vec![],
+            level: lens_core::Level::Two,
+            exit: None,
+        };
+        let a = answer(&Value::Null, &v);
+        assert_eq!(
+            a["hookSpecificOutput"]["updatedToolOutput"],
+            json!({"stdout": "view", "stderr": "", "interrupted": false, "isImage": false})
+        );
+        assert_eq!(a["hookSpecificOutput"]["hookEventName"], "PostToolUse");
     }
 }

@@ -1,19 +1,27 @@
-//! Wiring Lens into coding agents: `lens init` and the hooks it installs.
+//! Wiring Lens into coding agents: `lens init`, and the after-tool hooks it
+//! installs.
 //!
-//! For each agent, `init` writes what that agent reads: a hook that rewrites a
-//! shell command into `lens <command>` where the agent has a hook that can
-//! change a command (Claude Code, Gemini CLI, OpenCode), and for every agent a
-//! short awareness block in the file it reads on every session (how to read a
-//! marker and fetch the lines it hides). Every edit is recorded in a manifest
+//! Every agent runs the command its model asked for exactly as it would
+//! without Lens, judged by the user's own permission rules; Lens never changes
+//! a command (invariant 1). What `init` installs runs after the agent's shell
+//! tool finished and replaces what the model reads with the view (see
+//! [`crate::captured`]): a `PostToolUse` hook for Claude Code and Codex, an
+//! `AfterTool` hook for Gemini CLI, a `tool.execute.after` plugin for
+//! OpenCode. It also adds an allow rule for `lens show` (never for `lens` as a
+//! whole, which would allow every command), and a short awareness block in the
+//! file the agent reads every session. Every edit is recorded in a manifest
 //! under Lens's state directory with a backup of the file as it was, so
 //! `--uninstall` puts back exactly what was there; a second `init` changes
-//! nothing. JSON settings are edited as JSON, the user's keys kept in their
-//! order; a settings file that does not parse is left alone.
+//! nothing. JSON settings are edited in their text ([`jsonedit`]), so every
+//! byte Lens does not add stays as the user wrote it; a settings file that
+//! does not parse is left alone.
 //!
-//! One file per agent: what it installs and how its hook answers.
+//! One file per agent: what it installs, how its event is read and answered.
 
 pub mod claude;
+pub mod codex;
 pub mod gemini;
+pub mod jsonedit;
 pub mod opencode;
 
 use std::fs;
@@ -114,14 +122,33 @@ pub enum Change {
     /// A hook entry in a JSON settings file: `hooks.<event>` gets a group with
     /// `matcher` running `command`.
     Hook {
-        /// The settings key under `hooks` (`PreToolUse`, `BeforeTool`).
+        /// The settings key under `hooks` (`PostToolUse`, `AfterTool`).
         event: &'static str,
         /// The tool the hook matches.
         matcher: &'static str,
         /// The command it runs.
         command: &'static str,
-        /// Extra fields of the hook entry (Gemini's `name`).
-        name: Option<&'static str>,
+        /// Extra fields of the hook entry, as JSON (Gemini's `name`, a timeout).
+        extra: &'static str,
+    },
+    /// A string in a JSON list at a key path (`permissions.allow` gets
+    /// `Bash(lens show:*)`), the path created when it is missing.
+    ListItem {
+        /// The keys from the top object to the list.
+        keys: &'static [&'static str],
+        /// The string.
+        item: &'static str,
+    },
+    /// A member of a JSON object at a key path (`permission.bash` gets
+    /// `"lens show *": "allow"`), the path created when it is missing. A member
+    /// of that name with another value is the user's and stays.
+    Member {
+        /// The keys from the top object to the object.
+        keys: &'static [&'static str],
+        /// The member's key.
+        key: &'static str,
+        /// Its value, a string.
+        value: &'static str,
     },
     /// A whole file `init` owns (a plugin).
     File {
@@ -145,8 +172,8 @@ pub struct Edit {
 pub const AWARENESS: &str = "\
 <!-- lens:begin -->
 ## Lens: shortened command output
-Some commands run as `lens <command>`: the output shown is a view, and every run of lines it leaves out is one marker, e.g. `[lens: elided stdout 120-480 (361 lines: budget) handle=1a2b3c4d]`.
-To see those lines, run `lens show 1a2b3c4d --lines 120-480` (`--stream stderr` for stderr) rather than running the command again; `lens show 1a2b3c4d` prints all of it, and `lens --level 3 <command>` runs a command unfiltered.
+A long shell output may reach you as Lens's view of it: the lines that matter, and one marker for each run of lines left out, e.g. `[lens: elided stdout 120-480 (361 lines: budget) handle=1a2b3c4d]`. `digest=N` means the N lines after the marker summarise that run; `unlisted=K` means the summary names K fewer items than the run holds.
+To see hidden lines, run `lens show 1a2b3c4d --lines 120-480` rather than the command again; `lens show 1a2b3c4d` prints all of it. A command that fails is shown unshortened by some agents; a long build or test may be run as `lens <command>` to get the view.
 <!-- lens:end -->
 ";
 
@@ -160,45 +187,109 @@ pub fn edits(agent: Agent, scope: Scope, place: &Place) -> Result<Vec<Edit>, Str
         path,
         change: Change::Block { preamble: "" },
     };
-    Ok(match (agent, scope) {
-        (Agent::Claude, Scope::Global) => vec![
-            claude::hook_edit(h.join(".claude/settings.json")),
-            block(h.join(".claude/CLAUDE.md")),
-        ],
-        (Agent::Claude, Scope::Project) => vec![
-            claude::hook_edit(p.join(".claude/settings.local.json")),
-            block(p.join("CLAUDE.md")),
-        ],
-        (Agent::Codex, Scope::Global) => vec![block(h.join(".codex/AGENTS.md"))],
-        (Agent::Codex, Scope::Project) => vec![block(p.join("AGENTS.md"))],
-        (Agent::Gemini, Scope::Global) => vec![
-            gemini::hook_edit(h.join(".gemini/settings.json")),
-            block(h.join(".gemini/GEMINI.md")),
-        ],
-        (Agent::Gemini, Scope::Project) => vec![
-            gemini::hook_edit(p.join(".gemini/settings.json")),
-            block(p.join("GEMINI.md")),
-        ],
+    let mut edits = match (agent, scope) {
+        (Agent::Claude, Scope::Global) => claude::settings_edits(h.join(".claude/settings.json")),
+        (Agent::Claude, Scope::Project) => {
+            claude::settings_edits(p.join(".claude/settings.local.json"))
+        }
+        (Agent::Codex, Scope::Global) => vec![codex::hooks_edit(h.join(".codex/hooks.json"))],
+        (Agent::Codex, Scope::Project) => vec![codex::hooks_edit(p.join(".codex/hooks.json"))],
+        (Agent::Gemini, Scope::Global) => vec![gemini::hook_edit(h.join(".gemini/settings.json"))],
+        (Agent::Gemini, Scope::Project) => {
+            vec![gemini::hook_edit(p.join(".gemini/settings.json"))]
+        }
         (Agent::Cursor, Scope::Global) => {
             return Err(
                 "Cursor keeps its user rules in its settings, not in a file; use --project".into(),
             )
         }
-        (Agent::Cursor, Scope::Project) => vec![Edit {
+        (Agent::Cursor, Scope::Project) => Vec::new(),
+        (Agent::Opencode, Scope::Global) => vec![
+            opencode::plugin_edit(h.join(".config/opencode/plugin/lens.js")),
+            opencode::allow_show_edit(h.join(".config/opencode/opencode.json")),
+        ],
+        (Agent::Opencode, Scope::Project) => vec![
+            opencode::plugin_edit(p.join(".opencode/plugin/lens.js")),
+            opencode::allow_show_edit(p.join("opencode.json")),
+        ],
+    };
+    edits.push(match (agent, scope) {
+        (Agent::Claude, Scope::Global) => block(h.join(".claude/CLAUDE.md")),
+        (Agent::Claude, Scope::Project) => block(p.join("CLAUDE.md")),
+        (Agent::Codex, Scope::Global) => block(h.join(".codex/AGENTS.md")),
+        (Agent::Gemini, Scope::Global) => block(h.join(".gemini/GEMINI.md")),
+        (Agent::Gemini, Scope::Project) => block(p.join("GEMINI.md")),
+        (Agent::Opencode, Scope::Global) => block(h.join(".config/opencode/AGENTS.md")),
+        (Agent::Cursor, _) => Edit {
             path: p.join(".cursor/rules/lens.mdc"),
             change: Change::Block {
                 preamble: "---\ndescription: Reading Lens's shortened command output\nalwaysApply: true\n---\n",
             },
-        }],
-        (Agent::Opencode, Scope::Global) => vec![
-            opencode::plugin_edit(h.join(".config/opencode/plugin/lens.ts")),
-            block(h.join(".config/opencode/AGENTS.md")),
-        ],
-        (Agent::Opencode, Scope::Project) => vec![
-            opencode::plugin_edit(p.join(".opencode/plugin/lens.ts")),
-            block(p.join("AGENTS.md")),
-        ],
+        },
+        (Agent::Codex | Agent::Opencode, Scope::Project) => block(p.join("AGENTS.md")),
+    });
+    Ok(edits)
+}
+
+/// What the user must do for the installed hook to run, in one line, if
+/// anything.
+pub fn needs(agent: Agent, scope: Scope) -> Option<&'static str> {
+    match (agent, scope) {
+        (Agent::Codex, _) => Some(codex::TRUST),
+        (Agent::Gemini, Scope::Project) => Some(gemini::TRUST),
+        (Agent::Cursor, _) => Some(
+            "Cursor has no after-tool hook Lens can use: only the awareness block is installed",
+        ),
+        _ => None,
+    }
+}
+
+/// The captured output in an agent's after-tool event, when it is one Lens
+/// filters.
+pub fn read_event(agent: Agent, event: &Value) -> Option<crate::captured::Captured> {
+    let mut c = match agent {
+        Agent::Claude => claude::read_event(event),
+        Agent::Codex => codex::read_event(event),
+        Agent::Gemini => gemini::read_event(event),
+        Agent::Opencode => opencode::read_event(event),
+        Agent::Cursor => None,
+    }?;
+    // A view bigger than what the agent shows uncut would be cut again.
+    c.budget = Some(limit(agent));
+    Some(c)
+}
+
+/// The most a view may be for `agent`: under what it shows without cutting.
+fn limit(agent: Agent) -> usize {
+    let inline = match agent {
+        Agent::Claude => claude::INLINE_LIMIT,
+        Agent::Codex => codex::INLINE_LIMIT,
+        Agent::Gemini => gemini::INLINE_LIMIT,
+        Agent::Opencode => opencode::INLINE_LIMIT,
+        Agent::Cursor => 0,
+    };
+    lens_core::DEFAULT_BUDGET.min(inline)
+}
+
+/// The answer that makes the model read `view`; `None` when the agent cannot
+/// take it (the caller then answers nothing).
+pub fn answer(agent: Agent, event: &Value, view: &crate::captured::Filtered) -> Option<Value> {
+    Some(match agent {
+        Agent::Claude => claude::answer(event, view),
+        Agent::Codex => codex::answer(event, view),
+        Agent::Gemini => gemini::answer(event, view)?,
+        Agent::Opencode => opencode::answer(view),
+        Agent::Cursor => return None,
     })
+}
+
+/// What the hook prints when it has no view for the model: nothing, or for
+/// Gemini CLI (which wants JSON on every path) an empty object.
+pub fn no_answer(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Gemini => "{}\n",
+        _ => "",
+    }
 }
 
 /// The file's new contents with the change applied; `None` when the change is
@@ -224,47 +315,8 @@ pub fn apply(old: Option<&str>, change: &Change) -> Result<Option<String>, Strin
             new.push_str(AWARENESS);
             Ok(Some(new))
         }
-        Change::Hook {
-            event,
-            matcher,
-            command,
-            name,
-        } => {
-            let mut root: Value = match old {
-                None => Value::Object(Default::default()),
-                Some(t) if t.trim().is_empty() => Value::Object(Default::default()),
-                Some(t) => serde_json::from_str(t).map_err(|e| {
-                    format!("it is not valid JSON ({e}); fix it or install by hand")
-                })?,
-            };
-            let Some(obj) = root.as_object_mut() else {
-                return Err("it is not a JSON object; fix it or install by hand".into());
-            };
-            let hooks = obj
-                .entry("hooks")
-                .or_insert_with(|| Value::Object(Default::default()));
-            let Some(hooks) = hooks.as_object_mut() else {
-                return Err("its \"hooks\" is not an object; fix it or install by hand".into());
-            };
-            let list = hooks
-                .entry(event.to_string())
-                .or_insert_with(|| Value::Array(Vec::new()));
-            let Some(list) = list.as_array_mut() else {
-                return Err(format!(
-                    "its \"hooks.{event}\" is not a list; fix it or install by hand"
-                ));
-            };
-            if list.iter().any(|g| group_runs(g, command)) {
-                return Ok(None);
-            }
-            let mut entry = serde_json::json!({ "type": "command", "command": command });
-            if let Some(n) = name {
-                entry["name"] = Value::String(n.to_string());
-            }
-            list.push(serde_json::json!({ "matcher": matcher, "hooks": [entry] }));
-            let mut text = serde_json::to_string_pretty(&root).map_err(|e| e.to_string())?;
-            text.push('\n');
-            Ok(Some(text))
+        Change::Hook { .. } | Change::ListItem { .. } | Change::Member { .. } => {
+            json_apply(old.unwrap_or(""), change)
         }
         Change::File { contents } => match old {
             Some(t) if t == *contents => Ok(None),
@@ -296,30 +348,244 @@ pub fn remove(old: &str, change: &Change) -> Option<String> {
             };
             Some(format!("{}{}", &old[..start], &old[end..]))
         }
-        Change::Hook { event, command, .. } => {
-            let mut root: Value = serde_json::from_str(old).ok()?;
-            let list = root.get_mut("hooks")?.get_mut(*event)?.as_array_mut()?;
-            let before = list.len();
-            list.retain(|g| !group_runs(g, command));
-            if list.len() == before {
-                return None;
-            }
-            let mut text = serde_json::to_string_pretty(&root).ok()?;
-            text.push('\n');
-            Some(text)
+        Change::Hook { .. } | Change::ListItem { .. } | Change::Member { .. } => {
+            json_remove(old, change)
         }
         Change::File { .. } => Some(String::new()),
     }
 }
 
-fn group_runs(group: &Value, command: &str) -> bool {
+/// Applies a JSON change in the file's text (see [`jsonedit`]): `None` when it
+/// is there already.
+fn json_apply(old: &str, change: &Change) -> Result<Option<String>, String> {
+    let fix = "fix it or install by hand";
+    let mut text = if old.trim().is_empty() {
+        "{}\n".to_string()
+    } else {
+        old.to_string()
+    };
+    let root = jsonedit::parse(&text).map_err(|e| format!("it is not valid JSON ({e}); {fix}"))?;
+    if !matches!(root.kind, jsonedit::Kind::Object(_)) {
+        return Err(format!("it is not a JSON object; {fix}"));
+    }
+    let (keys, leaf): (Vec<&str>, Value) = match change {
+        Change::Hook {
+            event,
+            matcher,
+            command,
+            extra,
+        } => {
+            let mut entry = serde_json::json!({ "type": "command", "command": command });
+            if let Ok(Value::Object(more)) = serde_json::from_str::<Value>(extra) {
+                entry.as_object_mut().expect("an object").extend(more);
+            }
+            (
+                vec!["hooks", event],
+                serde_json::json!({ "matcher": matcher, "hooks": [entry] }),
+            )
+        }
+        Change::ListItem { keys, item } => (keys.to_vec(), Value::String(item.to_string())),
+        Change::Member { keys, key, value } => {
+            let mut k = keys.to_vec();
+            k.push(key);
+            (k, Value::String(value.to_string()))
+        }
+        _ => return Ok(None),
+    };
+    let list_leaf = !matches!(change, Change::Member { .. });
+    // Walk down the path, creating what is missing from the bottom up.
+    let mut node = root;
+    for (depth, key) in keys.iter().enumerate() {
+        let here = keys[..depth].join(".");
+        let at = if here.is_empty() {
+            "the top".to_string()
+        } else {
+            format!("\"{here}\"")
+        };
+        if !matches!(node.kind, jsonedit::Kind::Object(_)) {
+            return Err(format!("{at} is not an object; {fix}"));
+        }
+        match node.get(key) {
+            Some(child) => node = child.clone(),
+            None => {
+                // The rest of the path, built as one value.
+                let mut value = if list_leaf {
+                    Value::Array(vec![leaf.clone()])
+                } else {
+                    leaf.clone()
+                };
+                for k in keys[depth + 1..].iter().rev() {
+                    value = serde_json::json!({ *k: value });
+                }
+                text = jsonedit::insert(&text, &node, Some(key), &value);
+                return Ok(Some(text));
+            }
+        }
+    }
+    if !list_leaf {
+        // The member is there: as Lens wants it, or the user's own choice.
+        return Ok(None);
+    }
+    let Some(items) = node.elements() else {
+        return Err(format!("its \"{}\" is not a list; {fix}", keys.join(".")));
+    };
+    if items.iter().any(|n| lens_owns(&text, n, change)) {
+        return Ok(None);
+    }
+    Ok(Some(jsonedit::insert(&text, &node, None, &leaf)))
+}
+
+/// True when list element `n` is Lens's part of `change`: the item, or for a
+/// hook, a group one of whose entries runs Lens's command.
+fn lens_owns(text: &str, n: &jsonedit::Node, change: &Change) -> bool {
+    let value: Option<Value> = serde_json::from_str(&strip_comments(&text[n.start..n.end])).ok();
+    match (change, value) {
+        (Change::ListItem { item, .. }, Some(Value::String(s))) => s == *item,
+        (Change::Hook { command, .. }, Some(g)) => hook_entry(&g, command).is_some(),
+        _ => false,
+    }
+}
+
+/// Where, in a hook group, the entry running `command` is.
+fn hook_entry(group: &Value, command: &str) -> Option<usize> {
     group
-        .get("hooks")
-        .and_then(Value::as_array)
-        .is_some_and(|hs| {
-            hs.iter()
-                .any(|h| h.get("command").and_then(Value::as_str) == Some(command))
-        })
+        .get("hooks")?
+        .as_array()?
+        .iter()
+        .position(|h| h.get("command").and_then(Value::as_str) == Some(command))
+}
+
+/// A value's text with JSONC comments taken out, for serde_json to read.
+fn strip_comments(text: &str) -> String {
+    if !text.contains("//") && !text.contains("/*") {
+        return text.to_string();
+    }
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let (mut i, mut in_str) = (0, false);
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            out.push(c);
+            if c == b'\\' && i + 1 < b.len() {
+                out.push(b[i + 1]);
+                i += 1;
+            } else if c == b'"' {
+                in_str = false;
+            }
+        } else if c == b'"' {
+            in_str = true;
+            out.push(c);
+        } else if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        } else if b[i..].starts_with(b"/*") {
+            i = text[i + 2..].find("*/").map_or(b.len(), |e| i + e + 4);
+            continue;
+        } else {
+            out.push(c);
+        }
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Takes Lens's part of a JSON change out of the file's text, leaving every
+/// other byte: a hook entry (its group too when the group holds nothing else,
+/// so the user's own hooks in it stay), the list item, or the member when it
+/// still holds Lens's value; then the containers that only it kept alive.
+fn json_remove(old: &str, change: &Change) -> Option<String> {
+    let mut text = old.to_string();
+    let keys: Vec<&str> = match change {
+        Change::Hook { event, .. } => vec!["hooks", event],
+        Change::ListItem { keys, .. } => keys.to_vec(),
+        Change::Member { keys, .. } => keys.to_vec(),
+        _ => return None,
+    };
+    let mut changed = false;
+    loop {
+        let root = jsonedit::parse(&text).ok()?;
+        let mut path = vec![root];
+        for k in &keys {
+            let Some(next) = path.last().expect("a node").get(k).cloned() else {
+                break;
+            };
+            path.push(next);
+        }
+        if path.len() != keys.len() + 1 {
+            break;
+        }
+        let container = path.last().expect("a node").clone();
+        let step = match (change, &container.kind) {
+            (Change::Member { key, value, .. }, jsonedit::Kind::Object(m)) => m
+                .iter()
+                .position(|(k, _, v)| {
+                    let lens_value = serde_json::to_string(value).unwrap_or_default();
+                    k == key && text[v.start..v.end] == lens_value
+                })
+                .map(|i| jsonedit::remove(&text, &container, i)),
+            (Change::Hook { command, .. }, jsonedit::Kind::Array(items)) => {
+                items.iter().enumerate().find_map(|(gi, g)| {
+                    let group: Value =
+                        serde_json::from_str(&strip_comments(&text[g.start..g.end])).ok()?;
+                    let entry = hook_entry(&group, command)?;
+                    let entries = g.get("hooks")?;
+                    Some(if entries.elements()?.len() > 1 {
+                        jsonedit::remove(&text, entries, entry)
+                    } else {
+                        jsonedit::remove(&text, &container, gi)
+                    })
+                })
+            }
+            (_, jsonedit::Kind::Array(items)) => items
+                .iter()
+                .position(|n| lens_owns(&text, n, change))
+                .map(|i| jsonedit::remove(&text, &container, i)),
+            _ => None,
+        };
+        match step {
+            Some(t) => {
+                text = t;
+                changed = true;
+            }
+            None => break,
+        }
+    }
+    if !changed {
+        return None;
+    }
+    // Containers on the path left empty go too, innermost first.
+    for depth in (1..=keys.len()).rev() {
+        let root = jsonedit::parse(&text).ok()?;
+        let mut path = vec![root];
+        for k in &keys[..depth] {
+            let Some(next) = path.last().expect("a node").get(k).cloned() else {
+                break;
+            };
+            path.push(next);
+        }
+        if path.len() != depth + 1 {
+            continue;
+        }
+        let node = &path[depth];
+        let empty = match &node.kind {
+            jsonedit::Kind::Object(m) => m.is_empty(),
+            jsonedit::Kind::Array(a) => a.is_empty(),
+            jsonedit::Kind::Scalar => false,
+        };
+        if !empty {
+            break;
+        }
+        let parent = &path[depth - 1];
+        let jsonedit::Kind::Object(members) = &parent.kind else {
+            break;
+        };
+        let i = members.iter().position(|(k, _, _)| k == keys[depth - 1])?;
+        text = jsonedit::remove(&text, parent, i);
+    }
+    Some(text)
 }
 
 /// One file `init` changed, as the manifest remembers it.
@@ -417,7 +683,11 @@ mod tests {
     use super::*;
 
     fn hook() -> Change {
-        claude::hook_edit(PathBuf::new()).change
+        claude::settings_edits(PathBuf::new()).remove(0).change
+    }
+
+    fn allow() -> Change {
+        claude::settings_edits(PathBuf::new()).remove(1).change
     }
 
     #[test]
@@ -434,21 +704,127 @@ mod tests {
     }
 
     #[test]
-    fn a_hook_joins_the_users_settings_in_their_order() {
-        let old = r#"{"model": "opus", "hooks": {"PostToolUse": []}, "env": {"A": "1"}}"#;
+    fn only_after_tool_hooks_are_installed() {
+        let place = Place {
+            home: PathBuf::from("/h"),
+            project: PathBuf::from("/p"),
+        };
+        for agent in Agent::ALL {
+            for scope in [Scope::Global, Scope::Project] {
+                for e in edits(agent, scope, &place).unwrap_or_default() {
+                    if let Change::Hook { event, .. } = e.change {
+                        assert!(
+                            matches!(event, "PostToolUse" | "AfterTool"),
+                            "{agent:?} {event}"
+                        );
+                    }
+                    if let Change::File { contents } = e.change {
+                        assert!(contents.contains("tool.execute.after"));
+                        assert!(!contents.contains("tool.execute.before"));
+                        assert!(!contents.contains("@opencode-ai/plugin"));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_hook_joins_the_users_settings_keeping_every_byte() {
+        let old = "{\n    \"model\": \"opus\",\n    \"big\": 12345678901234567890123,\n    \"hooks\": {\"PreToolUse\": []},\n    \"env\": {\"A\": \"1\"}\n}\n";
         let new = apply(Some(old), &hook()).unwrap().unwrap();
+        assert!(new.contains("12345678901234567890123"), "{new}");
         let v: Value = serde_json::from_str(&new).unwrap();
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["model", "hooks", "env"]);
-        assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], "Bash");
+        assert_eq!(keys, ["model", "big", "hooks", "env"]);
+        assert_eq!(v["hooks"]["PostToolUse"][0]["matcher"], "Bash");
         assert_eq!(
-            v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+            v["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
             "lens hook claude"
         );
+        assert_eq!(v["hooks"]["PreToolUse"], serde_json::json!([]));
         assert_eq!(apply(Some(&new), &hook()).unwrap(), None);
-        let back: Value = serde_json::from_str(&remove(&new, &hook()).unwrap()).unwrap();
-        assert_eq!(back["hooks"]["PreToolUse"], serde_json::json!([]));
-        assert_eq!(back["model"], "opus");
+        // Taken out again, the file is what it was, byte for byte.
+        assert_eq!(remove(&new, &hook()).unwrap(), old);
+        // With the allow rule too, in either order.
+        let both = apply(Some(&new), &allow()).unwrap().unwrap();
+        let v: Value = serde_json::from_str(&both).unwrap();
+        assert_eq!(
+            v["permissions"]["allow"],
+            serde_json::json!(["Bash(lens show:*)"])
+        );
+        let back = remove(&remove(&both, &hook()).unwrap(), &allow()).unwrap();
+        assert_eq!(back, old);
+    }
+
+    #[test]
+    fn the_users_own_hooks_in_lens_s_group_stay() {
+        let old = "{\n  \"permissions\": {\"allow\": [\"Bash(make:*)\"]}\n}\n";
+        let new = apply(Some(old), &hook()).unwrap().unwrap();
+        let new = apply(Some(&new), &allow()).unwrap().unwrap();
+        let v: Value = serde_json::from_str(&new).unwrap();
+        assert_eq!(
+            v["permissions"]["allow"],
+            serde_json::json!(["Bash(make:*)", "Bash(lens show:*)"])
+        );
+        // The user adds a hook of their own to the group Lens made.
+        let edited = new.replace(
+            "\"command\": \"lens hook claude\"\n",
+            "\"command\": \"lens hook claude\"\n          },\n          {\n            \"type\": \"command\",\n            \"command\": \"./audit.sh\"\n",
+        );
+        assert_ne!(edited, new);
+        let v: Value = serde_json::from_str(&edited).unwrap();
+        assert_eq!(
+            v["hooks"]["PostToolUse"][0]["hooks"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+        let back = remove(&remove(&edited, &hook()).unwrap(), &allow()).unwrap();
+        let v: Value = serde_json::from_str(&back).unwrap();
+        assert_eq!(
+            v["hooks"]["PostToolUse"],
+            serde_json::json!([{"matcher": "Bash", "hooks": [{"type": "command", "command": "./audit.sh"}]}])
+        );
+        assert_eq!(
+            v["permissions"]["allow"],
+            serde_json::json!(["Bash(make:*)"])
+        );
+    }
+
+    #[test]
+    fn nothing_empty_is_left_behind() {
+        let old = "{\"model\": \"opus\"}";
+        let new = apply(Some(old), &hook()).unwrap().unwrap();
+        assert_eq!(remove(&new, &hook()).unwrap(), old);
+        let new = apply(Some(""), &hook()).unwrap().unwrap();
+        assert_eq!(remove(&new, &hook()).unwrap().trim(), "{}");
+        // A member Lens added goes; one the user set to something else stays.
+        let member = opencode::allow_show_edit(PathBuf::new()).change;
+        let t =
+            "{\n  \"permission\": {\n    \"bash\": {\n      \"rm *\": \"deny\"\n    }\n  }\n}\n";
+        let new = apply(Some(t), &member).unwrap().unwrap();
+        assert!(new.contains("\"lens show *\": \"allow\""), "{new}");
+        assert_eq!(remove(&new, &member).unwrap(), t);
+        let theirs = t.replace("rm *", "lens show *");
+        assert_eq!(apply(Some(&theirs), &member).unwrap(), None);
+        assert_eq!(remove(&theirs, &member), None);
+    }
+
+    #[test]
+    fn jsonc_settings_keep_their_comments() {
+        let old = "{\n  // my model\n  \"model\": \"opus\", /* keep */\n}\n";
+        let new = apply(Some(old), &gemini::hook_edit(PathBuf::new()).change)
+            .unwrap()
+            .unwrap();
+        assert!(
+            new.contains("// my model") && new.contains("/* keep */"),
+            "{new}"
+        );
+        assert_eq!(
+            remove(&new, &gemini::hook_edit(PathBuf::new()).change).unwrap(),
+            old
+        );
     }
 
     #[test]

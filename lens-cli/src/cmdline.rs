@@ -1,25 +1,16 @@
-//! `lens rewrite`: put `lens` in front of the commands in a shell command line
-//! whose output Lens has a shape for, without changing what the shell does.
+//! What a shell command line runs, read without running it: which program's
+//! output the line prints (so an agent's captured output can be given the view
+//! that program's output gets) and whether the line reads a file the agent asked
+//! to see (which is never shortened).
 //!
-//! The command line is tokenized the way a POSIX shell would read it (quotes,
-//! backslashes, operators, redirections, `NAME=value` prefixes), and anything
-//! this tokenizer does not fully understand leaves the whole line alone:
-//! heredocs, subshells and groups, command and process substitution,
-//! backticks, arithmetic, compound commands (`if`, `for`, `case`, …), comments,
-//! functions, line continuations and anything under `lens` already. Of the
-//! simple commands it does understand, one is rewritten only when all of these
-//! hold:
-//!
-//! - its program and subcommand are in [`SHAPED`] and it is not interactive;
-//! - its stdout reaches the agent: it is not piped into another program
-//!   (`cargo test | grep FAIL` keeps cargo's raw bytes for grep; grep, the last
-//!   stage, may run under Lens) and neither stdout nor stderr is redirected to a
-//!   file (only `2>&1` and input redirections are allowed);
-//! - it does not run in the background (`&`).
-//!
-//! The rewrite inserts `lens ` before the command's first word (after any
-//! `NAME=value` prefixes) and changes no other byte, so the shell reads every
-//! quote and operator exactly as before. Pure: no I/O.
+//! The line is tokenized the way a POSIX shell reads it (quotes, backslashes,
+//! operators, redirections, `NAME=value` prefixes). Anything this tokenizer does
+//! not take apart exactly leaves the line unrecognised, and the output is then
+//! classified by its content alone: heredocs, subshells and groups, command,
+//! process and parameter substitution (`$(…)`, `${…}`), ANSI-C quoting
+//! (`$'…'`), backticks, arithmetic, compound commands (`if`, `for`, `case`, …),
+//! comments, functions and line continuations. Nothing here decides what runs:
+//! Lens never changes a command (invariant 1). Pure: no I/O.
 
 /// Programs (and, for those with subcommands, the subcommands) whose output
 /// Lens has a shape for. `None` means any invocation.
@@ -92,57 +83,11 @@ enum Tok {
     },
 }
 
-/// Why a command line is left alone.
+/// Why a command line is not taken apart.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Refusal {
     /// A construct the tokenizer does not take apart (named).
     Unparsed(&'static str),
-    /// Nothing in it has a shape, or every candidate fails a rule.
-    Nothing,
-}
-
-/// The rewritten command line, or why it is left alone.
-pub fn rewrite(line: &str) -> Result<String, Refusal> {
-    let mut out = line.to_string();
-    for (at, _) in plan(line)?.into_iter().rev() {
-        out.insert_str(at, "lens ");
-    }
-    Ok(out)
-}
-
-/// The argv of every simple command of `line` that [`rewrite`] puts `lens` in
-/// front of, in order (program name without its directory, operands unquoted), or
-/// why the line is left alone. What a replay of a recorded command runs through
-/// the filter.
-pub fn filtered_argvs(line: &str) -> Result<Vec<Vec<String>>, Refusal> {
-    Ok(plan(line)?.into_iter().map(|(_, argv)| argv).collect())
-}
-
-/// Where `lens ` goes in `line`, with the argv it then filters.
-fn plan(line: &str) -> Result<Vec<(usize, Vec<String>)>, Refusal> {
-    let toks = tokenize(line)?;
-    let mut inserts = Vec::new();
-    // Split into simple commands at operators, remembering what follows each.
-    let mut start = 0;
-    while start < toks.len() {
-        let end = toks[start..]
-            .iter()
-            .position(|t| matches!(t, Tok::Op(..)))
-            .map_or(toks.len(), |p| start + p);
-        let next = toks.get(end);
-        let piped_out = matches!(next, Some(Tok::Op("|" | "|&", _)));
-        let background = matches!(next, Some(Tok::Op("&", _)));
-        if let Some(c) = candidate(&toks[start..end]) {
-            if !piped_out && !background {
-                inserts.push(c);
-            }
-        }
-        start = end + 1;
-    }
-    if inserts.is_empty() {
-        return Err(Refusal::Nothing);
-    }
-    Ok(inserts)
 }
 
 /// The simple commands of a line, as written (trimmed), in order; `None` when
@@ -160,51 +105,6 @@ pub fn simple_commands(line: &str) -> Option<Vec<String>> {
     out.push(line[from..].trim().to_string());
     out.retain(|c| !c.is_empty());
     Some(out)
-}
-
-/// Where `lens ` goes in one simple command, if it is to be rewritten, and the
-/// argv lens then runs.
-fn candidate(cmd: &[Tok]) -> Option<(usize, Vec<String>)> {
-    let mut words: Vec<(usize, &str)> = Vec::new();
-    for t in cmd {
-        match t {
-            Tok::Word { start, text } => words.push((*start, text)),
-            Tok::Redirect { fd, op, target } => {
-                let output = op.starts_with('>') || op.starts_with("&>");
-                let merge = *fd == Some(2) && op == ">&" && target == "1";
-                if output && !merge {
-                    return None;
-                }
-            }
-            Tok::Op(..) => return None,
-        }
-    }
-    // NAME=value prefixes stay in front.
-    let first = words.iter().position(|(_, w)| !is_assignment(w))?;
-    let (at, program) = words[first];
-    if program.contains('/') && !program.starts_with('/') && !program.starts_with("./") {
-        return None;
-    }
-    let program = program.rsplit('/').next().unwrap_or(program);
-    if program == "lens" {
-        return None;
-    }
-    let argv: Vec<String> = std::iter::once(program.to_string())
-        .chain(words[first + 1..].iter().map(|(_, w)| w.to_string()))
-        .collect();
-    let (_, subs) = SHAPED.iter().find(|(p, _)| *p == program)?;
-    if let Some(subs) = subs {
-        let sub = subcommand(&argv)?;
-        if !subs.contains(&sub) {
-            return None;
-        }
-    }
-    // A command that talks to a person stays as it is. The hook never runs on a
-    // terminal's stdin, so prompting commands are judged as on a terminal.
-    if crate::interactive::is_interactive(&argv, true) {
-        return None;
-    }
-    Some((at, argv))
 }
 
 /// The subcommand: the first word after the program that is not an option (for
@@ -401,6 +301,9 @@ fn word(line: &str, i: usize) -> Result<(String, usize), Refusal> {
                         Some(b'$') if b.get(j + 1) == Some(&b'(') => {
                             return Err(Refusal::Unparsed("a command substitution"))
                         }
+                        Some(b'$') if b.get(j + 1) == Some(&b'{') => {
+                            return Err(Refusal::Unparsed("a parameter expansion"))
+                        }
                         Some(b'\\') if j + 1 < b.len() => {
                             let ch = line[j + 1..].chars().next().expect("a character");
                             if !matches!(ch, '"' | '\\' | '$' | '`' | '\n') {
@@ -421,6 +324,14 @@ fn word(line: &str, i: usize) -> Result<(String, usize), Refusal> {
             b'$' if matches!(b.get(j + 1), Some(b'(')) => {
                 return Err(Refusal::Unparsed("a command substitution"))
             }
+            // bash reads `$'…'` with its own escapes and `$"…"` as a translated
+            // string; `${…}` may hold any operator (`${x:-a;b}`).
+            b'$' if matches!(b.get(j + 1), Some(b'\'' | b'"')) => {
+                return Err(Refusal::Unparsed("ANSI-C or locale quoting"))
+            }
+            b'$' if matches!(b.get(j + 1), Some(b'{')) => {
+                return Err(Refusal::Unparsed("a parameter expansion"))
+            }
             b'*' | b'?' | b'[' | b'{' | b'~' | b'$' => {
                 // Expansions the shell does: the word is kept as written, which is
                 // all the rewrite needs (it never re-quotes a word).
@@ -437,130 +348,261 @@ fn word(line: &str, i: usize) -> Result<(String, usize), Refusal> {
     Ok((text, j))
 }
 
+/// The command whose output a line prints, as an argv (program name without
+/// its directory, operands unquoted, wrappers such as `python -m`, `npx`,
+/// `uv run`, `env`, `timeout` taken off), and whether the agent asked to read
+/// a file with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Producer {
+    /// The argv of the command that produced the output.
+    pub argv: Vec<String>,
+    /// True when the command prints a file (or part of one) the agent named:
+    /// `cat f`, `head -50 f`, `sed -n 1,80p f`. Such output is what the agent
+    /// asked to read, and is shown as it is.
+    pub reads_file: bool,
+}
+
+/// Programs that print a file they are given, or part of it: what they print
+/// is what the agent asked to read.
+const READERS: &[&str] = &[
+    "cat", "head", "tail", "sed", "awk", "gawk", "less", "more", "bat", "batcat", "nl", "tac",
+    "od", "xxd", "hexdump", "jq", "yq", "view", "strings", "column", "fold", "cut",
+];
+
+/// True when some word of `line` names a program of [`READERS`]: for a line
+/// that is not taken apart, whether it may print a file.
+pub fn mentions_reader(line: &str) -> bool {
+    line.split(|c: char| c.is_whitespace() || "|&;()`$".contains(c))
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .any(|w| READERS.contains(&w))
+}
+
+/// Programs that, at the end of a pipeline with no file operand, only pass on
+/// (a part of) what the stage before them printed: the shape is that stage's.
+const PASS_ON: &[&str] = &["head", "tail", "tee", "cat", "less", "more"];
+
+/// The program whose output `line` prints (the last command of the line; in a
+/// pipeline, the last stage that is not merely passing its input on), or
+/// `None` when the line is not taken apart exactly or runs nothing.
+pub fn producer(line: &str) -> Option<Producer> {
+    let toks = tokenize(line).ok()?;
+    // The last list element: what follows the last `;`, `&&`, `||` or `&`.
+    let from = toks
+        .iter()
+        .rposition(|t| matches!(t, Tok::Op(op, _) if !matches!(*op, "|" | "|&")))
+        .map_or(0, |i| i + 1);
+    let stages: Vec<&[Tok]> = toks[from..]
+        .split(|t| matches!(t, Tok::Op(..)))
+        .filter(|s| !s.is_empty())
+        .collect();
+    let last = stages.len().checked_sub(1)?;
+    for (i, stage) in stages.iter().enumerate().rev() {
+        let argv = unwrap(words(stage)?);
+        let program = argv.first()?.as_str();
+        let operands = argv[1..].iter().any(|a| !a.starts_with('-'));
+        let file_in = stage
+            .iter()
+            .any(|t| matches!(t, Tok::Redirect { op, .. } if op == "<"));
+        // tee's operands are where it writes a copy: it still prints its input.
+        let passes_on = program == "tee" || (!file_in && !names_file(&argv));
+        if i > 0 && PASS_ON.contains(&program) && passes_on {
+            continue;
+        }
+        let reads_file = READERS.contains(&program) && (i == 0 || i == last) && {
+            // A reader with a file operand, or fed a file (`< f`), prints the
+            // file; one at the end of a pipe prints the stage before it.
+            operands || file_in
+        };
+        return Some(Producer { argv, reads_file });
+    }
+    None
+}
+
+/// True when a pass-on program was given a file of its own (`tail -f log`,
+/// `head -5 f`): it then prints that file, not the pipe.
+fn names_file(argv: &[String]) -> bool {
+    let mut i = 1;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        // `-n 5`, `-c 10`: an option with its value.
+        if matches!(a, "-n" | "-c" | "--lines" | "--bytes" | "-a") {
+            i += 2;
+            continue;
+        }
+        if !a.starts_with('-') && !a.starts_with('+') && a.parse::<i64>().is_err() {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The words of one simple command, unquoted, `NAME=value` prefixes dropped;
+/// `None` when it has no program.
+fn words(stage: &[Tok]) -> Option<Vec<String>> {
+    let w: Vec<String> = stage
+        .iter()
+        .filter_map(|t| match t {
+            Tok::Word { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .skip_while(|w| is_assignment(w))
+        .collect();
+    (!w.is_empty()).then_some(w)
+}
+
+/// Takes off the wrappers that run another program with its output unchanged
+/// (`env`, `time`, `timeout 60`, `python -m`, `npx`, `uv run`, `poetry run`,
+/// `pnpm exec`, `bundle exec`, …) and a program's directory.
+fn unwrap(mut argv: Vec<String>) -> Vec<String> {
+    loop {
+        if let Some(base) = argv[0].rsplit('/').next().map(str::to_string) {
+            argv[0] = base;
+        }
+        let rest = |skip: usize| -> Option<Vec<String>> {
+            (argv.len() > skip).then(|| argv[skip..].to_vec())
+        };
+        let after_options = |from: usize, with_value: &[&str]| -> Option<Vec<String>> {
+            let mut i = from;
+            while i < argv.len() && argv[i].starts_with('-') {
+                i += if with_value.contains(&argv[i].as_str()) {
+                    2
+                } else {
+                    1
+                };
+            }
+            rest(i)
+        };
+        let p = argv[0].as_str();
+        let sub = argv.get(1).map(String::as_str);
+        let next = match p {
+            "env" => {
+                let mut i = 1;
+                while i < argv.len() && (argv[i].starts_with('-') || is_assignment(&argv[i])) {
+                    let takes_value =
+                        matches!(argv[i].as_str(), "-u" | "--unset" | "-C" | "--chdir");
+                    i += if takes_value { 2 } else { 1 };
+                }
+                rest(i)
+            }
+            "time" | "nice" | "nohup" | "command" | "exec" | "stdbuf" | "sudo" => {
+                after_options(1, &["-n", "-u", "-g"])
+            }
+            "timeout" => after_options(1, &["-s", "-k", "--signal", "--kill-after"])
+                .and_then(|a| (a.len() > 1).then(|| a[1..].to_vec())),
+            _ if is_python(p) && sub == Some("-m") => rest(2),
+            "npx" | "bunx" | "pnpx" | "uvx" => after_options(1, &["-p", "--package"]),
+            "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" if sub == Some("run") => {
+                after_options(2, &["--with", "-p", "--python", "--env"])
+            }
+            "pnpm" | "bundle" | "yarn" if matches!(sub, Some("exec" | "dlx")) => rest(2),
+            "bun" if sub == Some("x") => rest(2),
+            _ => None,
+        };
+        match next {
+            Some(n) if !n.is_empty() && n != argv => argv = n,
+            _ => return argv,
+        }
+    }
+}
+
+fn is_python(p: &str) -> bool {
+    p == "python"
+        || p.strip_prefix("python")
+            .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+/// True when Lens has a shape for `argv`'s output: its program (and
+/// subcommand) is in [`SHAPED`].
+pub fn shaped(argv: &[String]) -> bool {
+    let Some(program) = argv.first() else {
+        return false;
+    };
+    let Some((_, subs)) = SHAPED.iter().find(|(p, _)| p == program) else {
+        return false;
+    };
+    match subs {
+        None => true,
+        Some(subs) => subcommand(argv).is_some_and(|s| subs.contains(&s)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn filtered_argvs_name_what_lens_would_run() {
-        let v = |l: &str| filtered_argvs(l);
-        assert_eq!(
-            v("cd apps/app && pnpm test NavUser.test.tsx"),
-            Ok(vec![vec![
-                "pnpm".to_string(),
-                "test".into(),
-                "NavUser.test.tsx".into()
-            ]])
-        );
-        assert_eq!(
-            v(r#"RUST_LOG=1 /usr/bin/cargo build --message-format "short""#),
-            Ok(vec![vec![
-                "cargo".to_string(),
-                "build".into(),
-                "--message-format".into(),
-                "short".into()
-            ]])
-        );
-        // A piped stage is left alone, so its output reaches the pipe raw.
-        assert_eq!(v("find . -name '*.ts' | head -50"), Err(Refusal::Nothing));
-        assert_eq!(v("echo hi"), Err(Refusal::Nothing));
-        assert!(matches!(v("ls $(pwd) `x`"), Err(Refusal::Unparsed(_))));
+    fn argv(line: &str) -> Option<Vec<String>> {
+        producer(line).map(|p| p.argv)
     }
 
-    fn rw(s: &str) -> Option<String> {
-        rewrite(s).ok()
+    fn v(words: &[&str]) -> Option<Vec<String>> {
+        Some(words.iter().map(|w| w.to_string()).collect())
     }
 
     #[test]
-    fn simple_commands_with_a_shape_are_rewritten() {
-        assert_eq!(rw("git status").as_deref(), Some("lens git status"));
+    fn the_producer_is_the_last_command_that_is_not_passing_its_input_on() {
+        assert_eq!(argv("git status"), v(&["git", "status"]));
         assert_eq!(
-            rw("cargo test --workspace").as_deref(),
-            Some("lens cargo test --workspace")
+            argv("cd app && python3 -m pytest -q 2>&1 | tail -50"),
+            v(&["pytest", "-q"])
         );
         assert_eq!(
-            rw("  pytest -x tests/").as_deref(),
-            Some("  lens pytest -x tests/")
+            argv("RUST_LOG=1 /usr/bin/cargo build --message-format \"short\""),
+            v(&["cargo", "build", "--message-format", "short"])
         );
         assert_eq!(
-            rw("RUST_BACKTRACE=1 cargo test").as_deref(),
-            Some("RUST_BACKTRACE=1 lens cargo test")
+            argv("cargo fmt; cargo clippy || git diff"),
+            v(&["git", "diff"])
         );
+        assert_eq!(argv("cargo test | grep FAIL"), v(&["grep", "FAIL"]));
         assert_eq!(
-            rw("git -C sub log -5").as_deref(),
-            Some("lens git -C sub log -5")
+            argv("git log --oneline | head -5"),
+            v(&["git", "log", "--oneline"])
         );
-        // The second round's families, and what of them stays alone.
-        for (line, want) in [
-            ("go vet ./...", Some("lens go vet ./...")),
-            ("jest --verbose", Some("lens jest --verbose")),
-            ("npx vitest run", Some("lens npx vitest run")),
-            ("rspec spec/models", Some("lens rspec spec/models")),
-            ("./mvnw -B install", Some("lens ./mvnw -B install")),
-            ("docker ps -a", Some("lens docker ps -a")),
-            (
-                "kubectl get pods -n shop",
-                Some("lens kubectl get pods -n shop"),
-            ),
-            (
-                "golangci-lint run ./...",
-                Some("lens golangci-lint run ./..."),
-            ),
-            ("docker run --rm alpine true", None),
-            ("kubectl logs web-0", None),
-            ("npx prettier --check .", None),
+        assert_eq!(argv("make 2>&1 | tee build.log"), v(&["make"]));
+        assert_eq!(argv("npx --yes tsc --noEmit"), v(&["tsc", "--noEmit"]));
+        assert_eq!(argv("uv run --with x pytest -x"), v(&["pytest", "-x"]));
+        assert_eq!(argv("pnpm exec vitest run"), v(&["vitest", "run"]));
+        assert_eq!(
+            argv("timeout 60 go test ./..."),
+            v(&["go", "test", "./..."])
+        );
+        assert_eq!(argv("env -u X A=1 time cargo test"), v(&["cargo", "test"]));
+        assert_eq!(argv("PATH=/usr/bin:/bin cargo test"), v(&["cargo", "test"]));
+        assert_eq!(argv("ls 1<&-"), v(&["ls"]));
+        assert_eq!(argv(""), None);
+    }
+
+    #[test]
+    fn a_file_the_agent_asked_to_read_is_recognised() {
+        for line in [
+            "cat src/main.rs",
+            "head -100 log.txt",
+            "tail -n 50 /var/log/app.log",
+            "sed -n 1,80p src/lib.rs",
+            "cd a && cat -n x.py",
+            "cat src/main.rs | head -40",
+            "head -c 300 < data.bin",
+            "tail -f app.log | grep ERROR",
+            "jq . package.json",
         ] {
-            assert_eq!(rw(line).as_deref(), want, "{line}");
+            let p = producer(line).unwrap_or_else(|| panic!("{line}"));
+            assert!(p.reads_file || line.contains("grep"), "{line}: {p:?}");
+        }
+        // `tail -f app.log | grep ERROR` prints grep's matches: a search.
+        assert!(!producer("tail -f app.log | grep ERROR").unwrap().reads_file);
+        for line in [
+            "cargo test | tail -5",
+            "git log | head",
+            "make | cat",
+            "ls | sort",
+        ] {
+            assert!(!producer(line).unwrap().reads_file, "{line}");
         }
     }
 
     #[test]
-    fn compound_lines_rewrite_each_command_that_qualifies() {
-        assert_eq!(
-            rw("cd app && cargo build 2>&1").as_deref(),
-            Some("cd app && lens cargo build 2>&1")
-        );
-        assert_eq!(
-            rw("cargo fmt; cargo clippy || git diff").as_deref(),
-            Some("cargo fmt; lens cargo clippy || lens git diff")
-        );
-    }
-
-    #[test]
-    fn a_stage_whose_output_feeds_a_program_keeps_its_bytes() {
-        assert_eq!(rw("cargo test | tail -5"), None);
-        assert_eq!(rw("git log --oneline | head -5"), None);
-        // The last stage's output reaches the agent: it is filtered, and the
-        // stage before it still writes its raw bytes into the pipe.
-        assert_eq!(
-            rw("cargo test | grep FAIL").as_deref(),
-            Some("cargo test | lens grep FAIL")
-        );
-        assert_eq!(
-            rw("cat list | grep -n foo").as_deref(),
-            Some("cat list | lens grep -n foo")
-        );
-    }
-
-    #[test]
-    fn output_to_a_file_or_the_background_is_left_alone() {
-        assert_eq!(rw("cargo test > out.txt"), None);
-        assert_eq!(rw("cargo test 2> err.txt"), None);
-        assert_eq!(rw("cargo test &> all.txt"), None);
-        assert_eq!(rw("cargo test >> log"), None);
-        assert_eq!(rw("cargo build &"), None);
-        assert_eq!(
-            rw("cargo test 2>&1").as_deref(),
-            Some("lens cargo test 2>&1")
-        );
-        assert_eq!(
-            rw("grep -rn foo < list").as_deref(),
-            Some("lens grep -rn foo < list")
-        );
-    }
-
-    #[test]
-    fn what_the_tokenizer_does_not_take_apart_is_left_alone() {
+    fn what_the_tokenizer_does_not_take_apart_is_not_recognised() {
         for s in [
             "cat <<EOF\nhi\nEOF",
             "(cd x && cargo test)",
@@ -575,22 +617,24 @@ mod tests {
             "{ cargo build; }",
             "f() { ls; }",
             "case x in y) ls;; esac",
+            // bash runs this as `git status …; touch PWNED; rm -f a`.
+            "git status $'\\'; touch PWNED; rm -f a'",
+            "echo ${x:-a;b} && git log",
+            "echo \"${x:-a;b}\"",
         ] {
-            assert!(matches!(rewrite(s), Err(Refusal::Unparsed(_))), "{s:?}");
+            assert_eq!(producer(s), None, "{s:?}");
+            assert!(simple_commands(s).is_none(), "{s:?}");
         }
     }
 
     #[test]
-    fn quotes_escapes_and_expansions_are_kept_byte_for_byte() {
-        assert_eq!(
-            rw(r#"grep -rn "pub fn \"x\"" 'src dir/' *.rs"#).as_deref(),
-            Some(r#"lens grep -rn "pub fn \"x\"" 'src dir/' *.rs"#)
-        );
-        assert_eq!(
-            rw("git log --format='%h %s' -3").as_deref(),
-            Some("lens git log --format='%h %s' -3")
-        );
-        assert_eq!(rw("ls $HOME ~/x").as_deref(), Some("lens ls $HOME ~/x"));
+    fn shaped_commands_are_known_by_program_and_subcommand() {
+        let s = |l: &str| shaped(&producer(l).unwrap().argv);
+        assert!(s("git -C sub log -5"));
+        assert!(s("./mvnw -B install"));
+        assert!(s("python -m pytest"));
+        assert!(!s("git commit -m x"));
+        assert!(!s("echo hi"));
     }
 
     #[test]
@@ -600,26 +644,5 @@ mod tests {
             ["cd a", "cargo test 2>&1", "tail -5", "echo 'x;y'"]
         );
         assert_eq!(simple_commands("echo $(date)"), None);
-    }
-
-    #[test]
-    fn nothing_without_a_shape_interactive_or_under_lens_already() {
-        for s in [
-            "echo hi",
-            "cargo fmt",
-            "git commit",
-            "git add -p",
-            "lens git status",
-            "vim x",
-            "python",
-            "git rebase -i HEAD~3",
-            "npm start",
-        ] {
-            assert_eq!(rw(s), None, "{s}");
-        }
-        assert_eq!(
-            rw("git commit -m 'x' && git log -1").as_deref(),
-            Some("git commit -m 'x' && lens git log -1")
-        );
     }
 }

@@ -1,0 +1,293 @@
+//! Output an agent (or a user) already captured: one entry point for every
+//! after-tool hook and for `lens --as`.
+//!
+//! The command ran as the agent ran it, judged by the agent's own permission
+//! rules; Lens only changes what the model reads afterwards. The output is one
+//! stream (agents hand stdout and stderr over merged), stored under a handle
+//! like any `lens <cmd>` run, so `lens show` and its markers work the same, and
+//! classified by the command [`cmdline::producer`] recognises in the line, else
+//! by its content alone. The answer is the view only when the view is smaller
+//! and the full output is stored; in every other case (a file the agent asked to
+//! read, output under the budget, output that is not UTF-8, a store that fails,
+//! a filter that panics) the answer is raw, and the caller leaves the agent's
+//! own result alone.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use lens_core::{Handle, Level, Request, DEFAULT_BUDGET};
+
+use crate::cmdline;
+use crate::config::load_config;
+use crate::view::{guarded_view, options};
+use crate::{now_ms, paths, store};
+
+/// What the agent captured.
+pub struct Captured {
+    /// The shell command line as the agent wrote it.
+    pub line: String,
+    /// Stdout and stderr as the agent merged them.
+    pub output: Vec<u8>,
+    /// The full output, when the agent kept it in a file and `output` holds only
+    /// a part of it (Claude Code's `persistedOutputPath`, OpenCode's
+    /// `outputPath`). Read in place of `output` when it can be.
+    pub full: Option<PathBuf>,
+    /// The exit code, when the agent says it.
+    pub exit: Option<i32>,
+    /// The directory the command ran in, when known.
+    pub cwd: Option<String>,
+    /// Level asked for (`lens --as --level`); else the config's, else 2.
+    pub level: Option<Level>,
+    /// Budget asked for; else the config's, else the default. A hook passes the
+    /// smaller of that and what its agent shows without cutting.
+    pub budget: Option<usize>,
+}
+
+/// Why the agent's own result stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Raw {
+    /// The line prints a file the agent named: it asked to read it.
+    ReadsFile,
+    /// The view would be no smaller.
+    Unchanged,
+    /// The output is not UTF-8 text.
+    NotText,
+    /// Level 3 (raw) was asked for.
+    LevelThree,
+    /// The output could not be stored (or the full output read): nothing is
+    /// elided that the store does not hold.
+    NotStored,
+}
+
+impl Raw {
+    /// One word for the log.
+    pub fn name(self) -> &'static str {
+        match self {
+            Raw::ReadsFile => "reads-file",
+            Raw::Unchanged => "unchanged",
+            Raw::NotText => "not-text",
+            Raw::LevelThree => "level-3",
+            Raw::NotStored => "not-stored",
+        }
+    }
+}
+
+/// The view the model reads instead of the raw output.
+#[derive(Debug)]
+pub struct Filtered {
+    /// The view's text.
+    pub text: String,
+    /// Where the full output is.
+    pub handle: Handle,
+    /// Bytes of the full output.
+    pub raw_bytes: u64,
+    /// The argv the output was classified by.
+    pub argv: Vec<String>,
+    /// The level rendered.
+    pub level: Level,
+    /// The exit code, when the agent said it.
+    pub exit: Option<i32>,
+}
+
+/// The argv `line`'s output is classified by (empty when the line is not
+/// taken apart: then by content alone), or why its output is shown as it is.
+/// Pure: what `filter` decides before it reads the output, and what the
+/// harness replays transcripts with.
+pub fn classify(line: &str) -> Result<Vec<String>, Raw> {
+    match cmdline::producer(line) {
+        Some(p) if p.reads_file => Err(Raw::ReadsFile),
+        Some(p) => Ok(p.argv),
+        // Not taken apart: any word that names a file reader may be printing a
+        // file the agent asked for, and that is shown as it is.
+        None if cmdline::mentions_reader(line) => Err(Raw::ReadsFile),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Most output held in memory; a bigger full-output file is not read (its
+/// first part, as the agent gave it, is what the agent keeps).
+const HOLD: u64 = 64 << 20;
+
+/// Filters captured output: the view, or why the agent's own result stands.
+/// Diagnostics (a broken config, a filter panic) are pushed, never printed.
+pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, Raw> {
+    let argv = classify(&c.line)?;
+    let full = c.full.as_ref().and_then(|p| read_full(p).ok());
+    let output: &[u8] = full.as_deref().unwrap_or(&c.output);
+    if std::str::from_utf8(output).is_err() {
+        return Err(Raw::NotText);
+    }
+    let config = load_config(diagnostics);
+    let settings = config
+        .as_ref()
+        .map(|cfg| cfg.settings(&argv))
+        .unwrap_or_default();
+    let level = c.level.or(settings.level).unwrap_or(Level::Two);
+    if level == Level::Three {
+        return Err(Raw::LevelThree);
+    }
+    let budget = c.budget.or(settings.budget).unwrap_or(DEFAULT_BUDGET);
+    let exit = c.exit.unwrap_or(0);
+    let req = Request {
+        argv: &argv,
+        stdout: output,
+        stderr: b"",
+        exit,
+    };
+    let started = SystemTime::now();
+    let seed = seed(&c.line, started);
+    let content: [&[u8]; 2] = [&seed, output];
+    let provisional = Handle::derive(&content, 0);
+    let opts = |h| options(level, budget, Some(h), &settings);
+    let first = guarded_view(&req, &opts(provisional), diagnostics);
+    if !first.elided || first.stdout.len() >= output.len() {
+        return Err(Raw::Unchanged);
+    }
+    let meta = store::Meta {
+        argv: argv.clone(),
+        cwd: c.cwd.clone().unwrap_or_default(),
+        exit,
+        signal: None,
+        cut_short: None,
+        start_ms: now_ms(started),
+        duration_ms: 0,
+        stdout_bytes: output.len() as u64,
+        stderr_bytes: 0,
+        stdout_lines: store::count_lines(output),
+        stderr_lines: 0,
+    };
+    // The full output reaches the store before the view is answered.
+    let handle = store::save(&paths::store(), &content, &meta, output, b"").map_err(|e| {
+        diagnostics.push(format!(
+            "lens: could not store the output in {} ({e}); the agent keeps its own",
+            paths::store().display()
+        ));
+        Raw::NotStored
+    })?;
+    let shown = if handle == provisional {
+        first
+    } else {
+        guarded_view(&req, &opts(handle), diagnostics)
+    };
+    if !shown.elided {
+        return Err(Raw::Unchanged);
+    }
+    Ok(Filtered {
+        text: String::from_utf8_lossy(&shown.stdout).into_owned(),
+        handle,
+        raw_bytes: output.len() as u64,
+        argv,
+        level,
+        exit: c.exit,
+    })
+}
+
+/// `lens --as '<line>' [--exit N] < output`: the view of a saved log, as the
+/// command's own output would get it; the log as it is when there is no smaller
+/// view. Exits 0 (or 1 when stdin cannot be read).
+pub(crate) fn as_cmd(a: crate::args::AsArgs) -> i32 {
+    let mut output = Vec::new();
+    if let Err(e) = io::stdin().lock().read_to_end(&mut output) {
+        eprintln!("lens --as: cannot read the output on stdin ({e}); give it as: lens --as '<command line>' < saved.log");
+        return 1;
+    }
+    let c = Captured {
+        line: a.line,
+        output,
+        full: None,
+        exit: a.exit,
+        cwd: std::env::current_dir()
+            .ok()
+            .map(|d| d.display().to_string()),
+        level: a.level,
+        budget: a.budget,
+    };
+    let mut diagnostics = Vec::new();
+    let text: &[u8] = match filter(&c, &mut diagnostics) {
+        Ok(ref v) => {
+            crate::capture::print_to(lens_core::Stream::Stdout, v.text.as_bytes());
+            &[]
+        }
+        Err(_) => &c.output,
+    };
+    crate::capture::print_to(lens_core::Stream::Stdout, text);
+    for d in diagnostics {
+        eprintln!("{d}");
+    }
+    0
+}
+
+/// The full-output file an agent named, when it is a regular file Lens can hold.
+fn read_full(path: &std::path::Path) -> io::Result<Vec<u8>> {
+    let f = File::open(path)?;
+    let m = f.metadata()?;
+    if !m.is_file() || m.len() > HOLD {
+        return Err(io::Error::other("not a regular file Lens holds"));
+    }
+    let mut v = Vec::with_capacity(m.len() as usize);
+    f.take(HOLD).read_to_end(&mut v)?;
+    Ok(v)
+}
+
+/// What a captured run's handle is derived from: the line, the time, this
+/// process, and the OS's randomness, as for `lens <cmd>`.
+fn seed(line: &str, started: SystemTime) -> Vec<u8> {
+    use std::hash::{BuildHasher, Hasher};
+    let mut seed = line.as_bytes().to_vec();
+    let ns = started
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    seed.extend_from_slice(&ns.to_le_bytes());
+    seed.extend_from_slice(&std::process::id().to_le_bytes());
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    seed.extend_from_slice(&random.to_le_bytes());
+    seed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn captured(line: &str, output: String) -> Captured {
+        Captured {
+            line: line.into(),
+            output: output.into_bytes(),
+            full: None,
+            exit: Some(1),
+            cwd: None,
+            level: None,
+            budget: None,
+        }
+    }
+
+    fn big() -> String {
+        (1..=3000).map(|i| format!("line {i}\n")).collect()
+    }
+
+    #[test]
+    fn what_the_agent_asked_to_read_or_what_is_small_stays_raw() {
+        let mut d = Vec::new();
+        assert_eq!(
+            filter(&captured("cat notes.txt", big()), &mut d).unwrap_err(),
+            Raw::ReadsFile
+        );
+        assert_eq!(
+            filter(&captured("sed -n 1,3000p notes.txt", big()), &mut d).unwrap_err(),
+            Raw::ReadsFile
+        );
+        assert_eq!(
+            filter(&captured("git status", "On branch main\n".into()), &mut d).unwrap_err(),
+            Raw::Unchanged
+        );
+        let mut c = captured("make", String::new());
+        c.output = vec![0xff; 9000];
+        assert_eq!(filter(&c, &mut d).unwrap_err(), Raw::NotText);
+        let mut c = captured("make", big());
+        c.level = Some(Level::Three);
+        assert_eq!(filter(&c, &mut d).unwrap_err(), Raw::LevelThree);
+    }
+}
