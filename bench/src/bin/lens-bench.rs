@@ -206,11 +206,20 @@ struct Arm {
     argv: Vec<String>,
 }
 
+thread_local! {
+    /// The file the arms read on stdin (none: /dev/null).
+    static STDIN: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
+}
+
 fn run_once(argv: &[String], cwd: &Path, envs: &[(&str, PathBuf)]) -> Result<Duration> {
     let mut cmd = Command::new(&argv[0]);
+    let stdin = match STDIN.with(|s| s.borrow().clone()) {
+        Some(p) => Stdio::from(std::fs::File::open(&p)?),
+        None => Stdio::null(),
+    };
     cmd.args(&argv[1..])
         .current_dir(cwd)
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     for (k, v) in envs {
@@ -411,6 +420,54 @@ fn overhead(args: &[String]) -> Result<()> {
     eprintln!("timing cargo build arms ({runs} runs each, alternating)");
     let cargo_ms = alternate(&cargo_arms, runs, &krate, &cargo_env)?;
 
+    let ratio = |m: &BTreeMap<String, f64>, a: &str, b: &str| match (m.get(a), m.get(b)) {
+        (Some(x), Some(y)) if *y > 0.0 => Some((x / y * 1000.0).round() / 1000.0),
+        _ => None,
+    };
+    // The after-tool hook: a Claude Code PostToolUse event for a git status of
+    // 400 KB and one of 5 KB, against a hook that only reads its input and
+    // answers nothing (cat into /dev/null).
+    let mut hook_ms = BTreeMap::new();
+    for (label, files) in [("400kb", 9000usize), ("5kb", 110)] {
+        let mut out = String::from("On branch main\nChanges not staged for commit:\n\n");
+        for i in 0..files {
+            out.push_str(&format!("\tmodified:   src/module_{i:05}/handler.rs\n"));
+        }
+        let event = serde_json::json!({
+            "hook_event_name": "PostToolUse", "tool_name": "Bash", "cwd": repo.display().to_string(),
+            "tool_input": {"command": "git status"},
+            "tool_response": {"stdout": out, "stderr": "", "interrupted": false, "isImage": false},
+        });
+        let path = scratch.join(format!("hook-event-{label}.json"));
+        std::fs::write(&path, serde_json::to_vec(&event)?)?;
+        STDIN.with(|s| *s.borrow_mut() = Some(path));
+        let arms = vec![
+            Arm {
+                name: "read_only",
+                argv: s(&["sh", "-c", "exec cat >/dev/null"]),
+            },
+            Arm {
+                name: "lens",
+                argv: vec![lens.display().to_string(), "hook".into(), "claude".into()],
+            },
+        ];
+        eprintln!("timing the after-tool hook on a {label} event ({runs} runs each, alternating)");
+        let ms = alternate(&arms, runs, &repo, &envs)?;
+        STDIN.with(|s| *s.borrow_mut() = None);
+        hook_ms.insert(
+            label.to_string(),
+            serde_json::json!({
+                "event_bytes": event.to_string().len(),
+                "median_ms": ms,
+                "lens_minus_read_only_ms": match (ms.get("lens"), ms.get("read_only")) {
+                    (Some(l), Some(r)) => Some(((l - r) * 1000.0).round() / 1000.0),
+                    _ => None,
+                },
+                "lens_over_read_only": ratio(&ms, "lens", "read_only"),
+            }),
+        );
+    }
+
     let mut rss = BTreeMap::new();
     for a in &git_arms {
         if let Some(kb) = peak_rss(&a.argv, &repo, &envs, &scratch) {
@@ -438,10 +495,6 @@ fn overhead(args: &[String]) -> Result<()> {
     let best = |t: &[f64]| rate(t.iter().copied().fold(f64::MAX, f64::min));
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
 
-    let ratio = |m: &BTreeMap<String, f64>, a: &str, b: &str| match (m.get(a), m.get(b)) {
-        (Some(x), Some(y)) if *y > 0.0 => Some((x / y * 1000.0).round() / 1000.0),
-        _ => None,
-    };
     let mut tools = BTreeMap::new();
     tools.insert(
         "lens".to_string(),
@@ -481,6 +534,7 @@ fn overhead(args: &[String]) -> Result<()> {
             "median_ms": cargo_ms,
             "lens_over_cargo": ratio(&cargo_ms, "lens", "cargo"),
         },
+        "after_tool_hook": hook_ms,
         "peak_rss_kib": rss,
         "throughput": {
             "input": format!("{} bytes: the standard inputs' streams concatenated", big.len()),
