@@ -23,8 +23,14 @@
 //! it into shards another engine runs and merges their results; `save` decides
 //! where results go (`out/`, or the committed `results/` on purpose).
 //!
+//! `model_server` plays the model for the real agent CLIs on 127.0.0.1 (a
+//! scripted model, one file per API dialect, every request recorded), and
+//! `agent_cli` runs those CLIs against it with an empty environment and a temp
+//! HOME, for the real-client tests and the scripted-model drivers.
+//!
 //! The JSON is the record; the table is always rendered from it.
 
+pub mod agent_cli;
 pub mod broker;
 pub mod case;
 pub mod compare;
@@ -32,6 +38,7 @@ pub mod driver;
 pub mod env;
 pub mod isolation;
 pub mod measure;
+pub mod model_server;
 pub mod platform;
 pub mod replay;
 pub mod report;

@@ -79,3 +79,30 @@ pub fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
 pub fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::File::create(path)
 }
+
+/// Makes the command the leader of a new process group, so [`kill_group`] can end
+/// it with everything it started.
+#[cfg(unix)]
+pub fn new_process_group(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0);
+}
+
+/// Nothing to do without process groups.
+#[cfg(not(unix))]
+pub fn new_process_group(_cmd: &mut std::process::Command) {}
+
+/// Sends SIGKILL to the process group `pgid` (by kill(1), so no `unsafe` here);
+/// errors (the group is already gone) are ignored.
+#[cfg(unix)]
+pub fn kill_group(pgid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
+/// Without process groups there is no group to end.
+#[cfg(not(unix))]
+pub fn kill_group(_pgid: u32) {}

@@ -39,6 +39,7 @@ usage: harness plan   [--driver scripted|claude|cursor|codex] [--tasks a,b]
        harness session plan   [--driver D] [--sessions a,b] [--pairs N] [--seed N]
        harness session run    (the same flags) --run [--out FILE | --save] [--resume]
        harness session report FILE
+       harness model-server --script FILE --log FILE [--port-file FILE]
 
 The retention benchmark: every (task, variant, repeat) cell starts from a clean
 directory (or microVM), an agent works the task with the command run raw, through
@@ -73,6 +74,12 @@ Lens at a level, or through rtk, and the task's verifier decides.
           paired permutation test and a bootstrap interval per session. The
           default pair count (8) is the smallest whose p floor is under 0.01.
           Writes out/session-DRIVER.json (--save: results/)
+  model-server
+          play the model for a real agent CLI on 127.0.0.1 (a free port, written
+          to --port-file): the script (TOML: commands = […], final = …) runs
+          one command per request through the CLI's shell tool, then answers the
+          final text; every request is appended to --log as a JSON line. Speaks
+          Anthropic Messages. Runs until killed
   transcripts
           read real agent transcripts (Claude Code stream-json or session logs
           under ~/.claude/projects, codex exec --json or session logs under
@@ -200,6 +207,7 @@ fn main() {
         Some("transcripts") => transcripts(&args[1..]),
         Some("session") => session(&args[1..]),
         Some("guest-cell") => guest_cell(&args[1..]),
+        Some("model-server") => model_server(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
@@ -214,6 +222,38 @@ fn main() {
     if let Err(e) = result {
         eprintln!("harness: {e:#}");
         std::process::exit(1);
+    }
+}
+
+/// `harness model-server`: serves until killed.
+fn model_server(args: &[String]) -> Result<()> {
+    use harness::model_server::{Script, Server};
+    let (mut script, mut log, mut port_file) = (None, None, None);
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut val = || {
+            it.next()
+                .map(PathBuf::from)
+                .with_context(|| format!("{flag} needs a value"))
+        };
+        match flag.as_str() {
+            "--script" => script = Some(val()?),
+            "--log" => log = Some(val()?),
+            "--port-file" => port_file = Some(val()?),
+            other => bail!("unknown argument {other:?}; see harness --help"),
+        }
+    }
+    let script = script.context("harness model-server needs --script FILE")?;
+    let log = log.context("harness model-server needs --log FILE")?;
+    let server = Server::start_logged(Script::load(&script)?, Some(&log))
+        .with_context(|| format!("cannot start the model server logging to {}", log.display()))?;
+    if let Some(p) = port_file {
+        std::fs::write(&p, format!("{}\n", server.port()))
+            .with_context(|| format!("cannot write the port to {}", p.display()))?;
+    }
+    eprintln!("harness: model server at {}", server.url());
+    loop {
+        std::thread::park();
     }
 }
 

@@ -1,0 +1,381 @@
+//! The real agent CLIs, run against the scripted model server
+//! ([`crate::model_server`]) with no credential and no network.
+//!
+//! [`AgentCli::run`] starts one CLI in print (headless) mode with an empty
+//! environment (`env -i`): HOME is the spec's own directory (so a test can put
+//! settings files there first), PATH holds only the CLI's directory, node's, an
+//! optional extra directory (where `lens` is) and `/usr/bin:/bin`, the model API
+//! points at a server started for the run, the key is a placeholder, and
+//! telemetry and update checks are off. The CLI runs in the spec's project
+//! directory in a process group of its own, which is killed when the time limit
+//! passes (and after it exits, for anything it left behind). Nothing reads or
+//! writes the real home.
+//!
+//! The binaries come from `LENS_AGENTS_BIN` or `<repo>/out/agents/node_modules/.bin`
+//! (`make agents` installs the pinned versions there from
+//! `harness/agents/package.json`).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+use crate::model_server::{Exchange, Script, Server, ToolResult};
+use crate::platform;
+use crate::shim::find_program;
+
+/// The placeholder every CLI is given as its API key.
+pub const PLACEHOLDER_KEY: &str = "lens-placeholder-key";
+
+/// The agent CLIs the harness drives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgentCli {
+    /// Claude Code (`@anthropic-ai/claude-code`).
+    Claude,
+    /// Codex CLI (`@openai/codex`).
+    Codex,
+    /// Gemini CLI (`@google/gemini-cli`).
+    Gemini,
+    /// OpenCode (`opencode-ai`).
+    Opencode,
+}
+
+/// One run of a CLI.
+pub struct RunSpec {
+    /// The prompt, given on the command line.
+    pub prompt: String,
+    /// The model's script.
+    pub script: Script,
+    /// HOME for the run (created if missing; settings files may be put there first).
+    pub home: PathBuf,
+    /// The working directory.
+    pub project: PathBuf,
+    /// A directory put on PATH before the system's (where `lens` is).
+    pub extra_path: Option<PathBuf>,
+    /// Arguments after the CLI's own (permission flags, `--settings`, …).
+    pub args: Vec<String>,
+    /// Environment added after the runner's (overrides it).
+    pub env: Vec<(String, String)>,
+    /// The run is killed after this long.
+    pub time_limit: Duration,
+}
+
+impl RunSpec {
+    /// A spec with no extra arguments, environment or PATH, and a one-minute limit.
+    pub fn new(prompt: &str, script: Script, home: &Path, project: &Path) -> RunSpec {
+        RunSpec {
+            prompt: prompt.to_string(),
+            script,
+            home: home.to_path_buf(),
+            project: project.to_path_buf(),
+            extra_path: None,
+            args: Vec::new(),
+            env: Vec::new(),
+            time_limit: Duration::from_secs(60),
+        }
+    }
+
+    /// Adds arguments.
+    pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> RunSpec {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds a variable.
+    pub fn env(mut self, key: &str, value: &str) -> RunSpec {
+        self.env.push((key.to_string(), value.to_string()));
+        self
+    }
+}
+
+/// What a run came to.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// The CLI's exit code (128 + signum for a signal; 124 when the limit cut it).
+    pub exit: i32,
+    /// Whether the time limit ended it.
+    pub timed_out: bool,
+    /// Everything it wrote to stdout.
+    pub stdout: String,
+    /// Everything it wrote to stderr.
+    pub stderr: String,
+    /// Every request the model server received, in order.
+    pub requests: Vec<Exchange>,
+    /// Wall time from start to exit.
+    pub wall: Duration,
+}
+
+impl RunOutcome {
+    /// The model calls (requests the script answered), in order.
+    pub fn turns(&self) -> Vec<&Exchange> {
+        self.requests.iter().filter(|e| e.kind == "turn").collect()
+    }
+
+    /// The tool results of the conversation as the last model call carried them.
+    pub fn tool_results(&self) -> Vec<ToolResult> {
+        self.turns()
+            .iter()
+            .rev()
+            .find(|e| e.shell_tool.is_some())
+            .map(|e| e.tool_results.clone())
+            .unwrap_or_default()
+    }
+
+    /// One line for a failed assertion: exit, the requests, and the ends of the
+    /// CLI's streams.
+    pub fn describe(&self) -> String {
+        let tail = |s: &str| s[s.len().saturating_sub(1500)..].to_string();
+        let reqs: Vec<String> = self
+            .requests
+            .iter()
+            .map(|e| format!("{} {} {}", e.method, e.target, e.status))
+            .collect();
+        format!(
+            "exit {} (timed out: {}), requests {:?}\nstdout: {}\nstderr: {}",
+            self.exit,
+            self.timed_out,
+            reqs,
+            tail(&self.stdout),
+            tail(&self.stderr)
+        )
+    }
+}
+
+impl AgentCli {
+    /// All four, in the order the tests take them.
+    pub const ALL: [AgentCli; 4] = [
+        AgentCli::Claude,
+        AgentCli::Codex,
+        AgentCli::Gemini,
+        AgentCli::Opencode,
+    ];
+
+    /// The CLI's short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentCli::Claude => "claude",
+            AgentCli::Codex => "codex",
+            AgentCli::Gemini => "gemini",
+            AgentCli::Opencode => "opencode",
+        }
+    }
+
+    /// The program's name in `node_modules/.bin`.
+    pub fn program(self) -> &'static str {
+        self.name()
+    }
+
+    /// The npm package.
+    pub fn package(self) -> &'static str {
+        match self {
+            AgentCli::Claude => "@anthropic-ai/claude-code",
+            AgentCli::Codex => "@openai/codex",
+            AgentCli::Gemini => "@google/gemini-cli",
+            AgentCli::Opencode => "opencode-ai",
+        }
+    }
+
+    /// The pinned version (as in `harness/agents/package.json`).
+    pub fn version(self) -> &'static str {
+        match self {
+            AgentCli::Claude => "2.1.328",
+            AgentCli::Codex => "0.169.0",
+            AgentCli::Gemini => "0.61.0",
+            AgentCli::Opencode => "1.18.33",
+        }
+    }
+
+    /// Where the CLIs are: `LENS_AGENTS_BIN`, else `<repo>/out/agents/node_modules/.bin`.
+    pub fn bin_dir() -> PathBuf {
+        bin_dir_from(std::env::var_os("LENS_AGENTS_BIN"))
+    }
+
+    /// The CLI's program.
+    pub fn binary(self) -> PathBuf {
+        AgentCli::bin_dir().join(self.program())
+    }
+
+    /// Whether the program is there.
+    pub fn installed(self) -> bool {
+        platform::is_executable(&self.binary())
+    }
+
+    /// The version the installed CLI reports (its `--version`'s first line), under
+    /// the same empty environment a run gets.
+    pub fn installed_version(self, home: &Path) -> Result<String> {
+        let mut cmd = Command::new(self.binary());
+        cmd.arg("--version")
+            .env_clear()
+            .env("HOME", home)
+            .env("PATH", base_path(None))
+            .stdin(Stdio::null());
+        let out = cmd
+            .output()
+            .with_context(|| format!("cannot run {}", self.binary().display()))?;
+        Ok(String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string())
+    }
+
+    /// Runs the CLI on `spec` against a model server started for the run.
+    pub fn run(self, spec: &RunSpec) -> Result<RunOutcome> {
+        if !self.installed() {
+            bail!(
+                "{} is not installed at {}; run `make agents` (or set LENS_AGENTS_BIN)",
+                self.name(),
+                self.binary().display()
+            );
+        }
+        std::fs::create_dir_all(&spec.home)
+            .with_context(|| format!("cannot create {}", spec.home.display()))?;
+        let server = Server::start(spec.script.clone()).context("cannot start the model server")?;
+        let mut cmd = Command::new(self.binary());
+        cmd.env_clear()
+            .env("HOME", &spec.home)
+            .env("PATH", base_path(spec.extra_path.as_deref()))
+            .env("LANG", "C.UTF-8")
+            .env("TERM", "dumb")
+            .env("NO_COLOR", "1")
+            .env("TMPDIR", std::env::temp_dir());
+        self.configure(&mut cmd, spec, &server)?;
+        cmd.args(&spec.args);
+        for (k, v) in &spec.env {
+            cmd.env(k, v);
+        }
+        cmd.current_dir(&spec.project).stdin(Stdio::null());
+        let scratch = scratch_dir()?;
+        let (out_path, err_path) = (scratch.join("stdout"), scratch.join("stderr"));
+        cmd.stdout(std::fs::File::create(&out_path)?)
+            .stderr(std::fs::File::create(&err_path)?);
+        platform::new_process_group(&mut cmd);
+        let started = Instant::now();
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("cannot start {}", self.binary().display()))?;
+        let pgid = child.id();
+        let (exit, timed_out) = loop {
+            if let Some(status) = child.try_wait()? {
+                break (platform::exit_code(status), false);
+            }
+            if started.elapsed() > spec.time_limit {
+                platform::kill_group(pgid);
+                let _ = child.wait();
+                break (124, true);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let wall = started.elapsed();
+        // Whatever the CLI left running in its group goes with it.
+        platform::kill_group(pgid);
+        let read =
+            |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+        let (stdout, stderr) = (read(&out_path), read(&err_path));
+        let _ = std::fs::remove_dir_all(&scratch);
+        Ok(RunOutcome {
+            exit,
+            timed_out,
+            stdout,
+            stderr,
+            requests: server.requests(),
+            wall,
+        })
+    }
+
+    /// The CLI's own arguments and environment: print mode, the server, the
+    /// placeholder key, telemetry and updates off.
+    fn configure(self, cmd: &mut Command, spec: &RunSpec, server: &Server) -> Result<()> {
+        let url = server.url();
+        match self {
+            AgentCli::Claude => {
+                cmd.env("ANTHROPIC_BASE_URL", &url)
+                    .env("ANTHROPIC_API_KEY", PLACEHOLDER_KEY)
+                    .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                    .env("DISABLE_AUTOUPDATER", "1")
+                    .env("DISABLE_TELEMETRY", "1")
+                    .env("DISABLE_ERROR_REPORTING", "1")
+                    .args([
+                        "-p",
+                        &spec.prompt,
+                        "--output-format",
+                        "stream-json",
+                        "--verbose",
+                    ]);
+            }
+            AgentCli::Codex | AgentCli::Gemini | AgentCli::Opencode => {
+                bail!("the {} runner is not written yet", self.name())
+            }
+        }
+        Ok(())
+    }
+}
+
+fn bin_dir_from(var: Option<OsString>) -> PathBuf {
+    match var {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../out/agents/node_modules/.bin"),
+    }
+}
+
+/// PATH for a run: the CLIs' directory, the extra one, node's, `/usr/bin:/bin`.
+fn base_path(extra: Option<&Path>) -> OsString {
+    let mut dirs: Vec<PathBuf> = vec![AgentCli::bin_dir()];
+    if let Some(e) = extra {
+        dirs.push(e.to_path_buf());
+    }
+    let host_path = std::env::var_os("PATH").unwrap_or_default();
+    if let Some(node) = find_program("node", &host_path) {
+        if let Some(d) = node.parent() {
+            dirs.push(d.to_path_buf());
+        }
+    }
+    dirs.push("/usr/bin".into());
+    dirs.push("/bin".into());
+    dirs.dedup();
+    std::env::join_paths(dirs).unwrap_or_default()
+}
+
+fn scratch_dir() -> Result<PathBuf> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "lens-agent-run-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    platform::private_dir(&d)?;
+    Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_holds_the_cli_dir_the_extra_dir_and_the_system_dirs_only() {
+        let p = base_path(Some(Path::new("/opt/lens/bin")));
+        let dirs: Vec<PathBuf> = std::env::split_paths(&p).collect();
+        assert_eq!(dirs[0], AgentCli::bin_dir());
+        assert_eq!(dirs[1], PathBuf::from("/opt/lens/bin"));
+        assert_eq!(
+            &dirs[dirs.len() - 2..],
+            [PathBuf::from("/usr/bin"), PathBuf::from("/bin")]
+        );
+        assert!(dirs.len() <= 5, "{dirs:?}");
+    }
+
+    #[test]
+    fn the_binaries_come_from_the_variable_or_out_agents() {
+        assert_eq!(bin_dir_from(Some("/x/bin".into())), PathBuf::from("/x/bin"));
+        let default = bin_dir_from(None);
+        assert!(
+            default.ends_with("out/agents/node_modules/.bin"),
+            "{default:?}"
+        );
+        assert_eq!(bin_dir_from(Some("".into())), default);
+    }
+}

@@ -1,0 +1,264 @@
+//! The real agent CLIs against the scripted model server: what the model
+//! receives for a command's output, and what the CLIs' own permission rules do,
+//! without Lens. Skipped with one line when the CLIs are not installed (`make
+//! agents`), unless LENS_REQUIRE_AGENTS=1.
+
+use std::path::{Path, PathBuf};
+
+use harness::agent_cli::{AgentCli, RunOutcome, RunSpec};
+use harness::model_server::{Script, ToolResult};
+
+/// A temp HOME and project directory, removed on drop.
+struct Scratch {
+    root: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let root =
+            std::env::temp_dir().join(format!("lens-real-cli-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        std::fs::create_dir_all(root.join("project")).unwrap();
+        Scratch { root }
+    }
+    fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+    fn project(&self) -> PathBuf {
+        self.root.join("project")
+    }
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// False (with one printed line) when the CLI is not installed; a failure instead
+/// under LENS_REQUIRE_AGENTS=1.
+fn available(cli: AgentCli) -> bool {
+    if cli.installed() {
+        return true;
+    }
+    let line = format!(
+        "{} {} is not installed at {}; run `make agents`",
+        cli.name(),
+        cli.version(),
+        cli.binary().display()
+    );
+    if std::env::var("LENS_REQUIRE_AGENTS").is_ok_and(|v| v == "1") {
+        panic!("{line} (LENS_REQUIRE_AGENTS=1)");
+    }
+    println!("skipped: {line}");
+    false
+}
+
+fn script(commands: &[&str]) -> Script {
+    Script::commands(commands.iter().map(|c| c.to_string()).collect(), "Done.")
+}
+
+fn run(cli: AgentCli, spec: RunSpec) -> RunOutcome {
+    let out = cli.run(&spec).unwrap();
+    eprintln!(
+        "{} run: {:.1} s, exit {}, {} requests",
+        cli.name(),
+        out.wall.as_secs_f64(),
+        out.exit,
+        out.requests.len()
+    );
+    out
+}
+
+fn spec(s: &Scratch, commands: &[&str]) -> RunSpec {
+    RunSpec::new(
+        "Run the commands.",
+        script(commands),
+        &s.home(),
+        &s.project(),
+    )
+}
+
+/// `1\n2\n…\nn\n`, what `seq 1 n` prints.
+fn seq(n: u32) -> String {
+    (1..=n).map(|i| format!("{i}\n")).collect()
+}
+
+/// A project holding `mk.sh`, which leaves `marker` behind when it runs.
+fn with_marker_script(s: &Scratch) {
+    s.write(
+        "project/mk.sh",
+        "#!/bin/sh\necho made > marker\necho made it\n",
+    );
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(s.project().join("mk.sh"))
+        .status()
+        .unwrap();
+}
+
+fn marker(s: &Scratch) -> bool {
+    s.project().join("marker").exists()
+}
+
+/// The one tool result of a one-command session.
+fn only_result(out: &RunOutcome) -> ToolResult {
+    let r = out.tool_results();
+    assert_eq!(r.len(), 1, "{}", out.describe());
+    r[0].clone()
+}
+
+// Claude Code: stdout and stderr merged, leading blank lines and trailing
+// whitespace trimmed; exit != 0 prefixes "Exit code N" and, over 10,000
+// characters, keeps 5,000 from each end; a successful output over 30,000 is
+// saved to a file and the model gets a 2 KB preview and the path.
+
+#[test]
+fn claude_hands_the_model_small_failing_and_big_outputs() {
+    let cli = AgentCli::Claude;
+    if !available(cli) {
+        return;
+    }
+    let s = Scratch::new("claude-outputs");
+    let out = run(
+        cli,
+        spec(
+            &s,
+            &[
+                "printf 'alpha\\nbeta\\n'",
+                "seq 1 5000",
+                "printf 'out\\n'; printf 'err\\n' >&2; exit 3",
+                "seq 1 3000; echo oops >&2; exit 3",
+                "seq 1 20000",
+            ],
+        )
+        .args(["--allowedTools", "Bash"]),
+    );
+    assert_eq!(out.exit, 0, "{}", out.describe());
+    let r = out.tool_results();
+    assert_eq!(r.len(), 5, "{}", out.describe());
+    assert_eq!(r[0].text, "alpha\nbeta");
+    assert!(!r[0].is_error);
+    assert_eq!(r[1].text, seq(5000).trim_end());
+    assert_eq!(r[2].text, "Exit code 3\nout\nerr");
+    assert!(r[2].is_error);
+    let full = format!("Exit code 3\n{}oops", seq(3000));
+    let cut = full.len() - 10_000;
+    assert_eq!(
+        r[3].text,
+        format!(
+            "{}\n\n... [{cut} characters truncated] ...\n\n{}",
+            &full[..5000],
+            &full[full.len() - 5000..]
+        )
+    );
+    assert!(r[3].is_error);
+    // Over 30,000 bytes: a preview and the path of the whole output.
+    let big = seq(20000);
+    let text = &r[4].text;
+    let head = "<persisted-output>\nOutput too large (106.3KB). Full output saved to: ";
+    assert!(text.starts_with(head), "{text}");
+    let (path, rest) = text[head.len()..].split_once('\n').unwrap();
+    assert!(
+        Path::new(path).starts_with(s.home().join(".claude/projects")),
+        "{path}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(path).unwrap().trim_end(),
+        big.trim_end()
+    );
+    let preview = rest
+        .strip_prefix("\nPreview (first 2KB):\n")
+        .and_then(|p| p.strip_suffix("\n...\n</persisted-output>"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        big.starts_with(preview) && preview.len() <= 2048,
+        "{preview}"
+    );
+    // The CLI's own count of input tokens is the server's.
+    let served: u64 = out.turns().iter().map(|t| t.usage.input_tokens).sum();
+    assert!(
+        out.stdout.contains(&format!("\"input_tokens\":{served},")),
+        "server counted {served}: {}",
+        out.describe()
+    );
+}
+
+#[test]
+fn claude_deny_rules_keep_the_command_from_running() {
+    let cli = AgentCli::Claude;
+    if !available(cli) {
+        return;
+    }
+    let rule = r#"{"permissions":{"deny":["Bash(./mk.sh:*)"]}}"#;
+    // Every source, each with the whole Bash tool allowed on the command line so
+    // that only the deny rule can stop it.
+    for source in ["user", "project", "flag"] {
+        let s = Scratch::new(&format!("claude-deny-{source}"));
+        with_marker_script(&s);
+        let mut spec = spec(&s, &["./mk.sh"]).args(["--allowedTools", "Bash"]);
+        match source {
+            "user" => s.write("home/.claude/settings.json", rule),
+            "project" => s.write("project/.claude/settings.json", rule),
+            _ => spec = spec.args(["--disallowedTools", "Bash(./mk.sh:*)"]),
+        }
+        let out = run(cli, spec);
+        let r = only_result(&out);
+        assert!(!marker(&s), "{source}: the denied command ran");
+        assert_eq!(
+            r.text, "Permission to use Bash with command ./mk.sh has been denied.",
+            "{source}"
+        );
+        assert!(r.is_error, "{source}");
+    }
+}
+
+#[test]
+fn claude_allow_rules_let_the_command_run_and_untrusted_project_rules_do_not() {
+    let cli = AgentCli::Claude;
+    if !available(cli) {
+        return;
+    }
+    let rule = r#"{"permissions":{"allow":["Bash(./mk.sh:*)"]}}"#;
+    // (where the rule is, whether it applies)
+    for (source, applies) in [
+        ("none", false),
+        ("user", true),
+        ("flag", true),
+        ("project-untrusted", false),
+        ("project-trusted", true),
+    ] {
+        let s = Scratch::new(&format!("claude-allow-{source}"));
+        with_marker_script(&s);
+        let mut spec = spec(&s, &["./mk.sh"]);
+        match source {
+            "user" => s.write("home/.claude/settings.json", rule),
+            "flag" => spec = spec.args(["--allowedTools", "Bash(./mk.sh:*)"]),
+            "project-untrusted" => s.write("project/.claude/settings.json", rule),
+            "project-trusted" => {
+                s.write("project/.claude/settings.json", rule);
+                s.write(
+                    "home/.claude.json",
+                    &serde_json::json!({"projects": {s.project().to_str().unwrap(): {"hasTrustDialogAccepted": true}}})
+                        .to_string(),
+                );
+            }
+            _ => {}
+        }
+        let out = run(cli, spec);
+        let r = only_result(&out);
+        assert_eq!(marker(&s), applies, "{source}: {r:?}");
+        if applies {
+            assert_eq!(r.text, "made it", "{source}");
+        } else {
+            assert_eq!(r.text, "This command requires approval", "{source}");
+            assert!(r.is_error, "{source}");
+        }
+    }
+}
