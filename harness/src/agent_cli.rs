@@ -242,8 +242,8 @@ impl AgentCli {
             .env("TERM", "dumb")
             .env("NO_COLOR", "1")
             .env("TMPDIR", std::env::temp_dir());
-        self.configure(&mut cmd, spec, &server)?;
-        cmd.args(&spec.args);
+        let trailing = self.configure(&mut cmd, spec, &server)?;
+        cmd.args(&spec.args).args(trailing);
         for (k, v) in &spec.env {
             cmd.env(k, v);
         }
@@ -287,8 +287,9 @@ impl AgentCli {
     }
 
     /// The CLI's own arguments and environment: print mode, the server, the
-    /// placeholder key, telemetry and updates off.
-    fn configure(self, cmd: &mut Command, spec: &RunSpec, server: &Server) -> Result<()> {
+    /// placeholder key, telemetry and updates off. Returns the arguments that go
+    /// after the spec's own (the prompt, for a CLI that wants it last).
+    fn configure(self, cmd: &mut Command, spec: &RunSpec, server: &Server) -> Result<Vec<String>> {
         let url = server.url();
         match self {
             AgentCli::Claude => {
@@ -306,11 +307,30 @@ impl AgentCli {
                         "--verbose",
                     ]);
             }
-            AgentCli::Codex | AgentCli::Gemini | AgentCli::Opencode => {
+            AgentCli::Codex => {
+                // The provider goes in -c overrides, so config.toml in the spec's
+                // HOME stays the test's own.
+                let codex_home = spec.home.join(".codex");
+                std::fs::create_dir_all(&codex_home)
+                    .with_context(|| format!("cannot create {}", codex_home.display()))?;
+                cmd.env("CODEX_HOME", codex_home)
+                    .args(["exec", "--json", "--skip-git-repo-check"])
+                    .args(["-c", "model=\"scripted\""])
+                    .args(["-c", "model_provider=\"scripted\""])
+                    .args([
+                        "-c".to_string(),
+                        format!(
+                            "model_providers.scripted={{name=\"scripted\", base_url=\"{url}/v1\", wire_api=\"responses\"}}"
+                        ),
+                    ])
+                    .args(["-c", "analytics.enabled=false"]);
+                return Ok(vec![spec.prompt.clone()]);
+            }
+            AgentCli::Gemini | AgentCli::Opencode => {
                 bail!("the {} runner is not written yet", self.name())
             }
         }
-        Ok(())
+        Ok(Vec::new())
     }
 }
 

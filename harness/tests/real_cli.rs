@@ -262,3 +262,171 @@ fn claude_allow_rules_let_the_command_run_and_untrusted_project_rules_do_not() {
         }
     }
 }
+
+// Codex CLI: every result opens with a header (chunk id, wall time, "Process
+// exited with code N", the original token count, "Output:"); stdout and stderr
+// merged; over its budget (10,000 tokens by default) the output keeps its head
+// and tail around an inline "…N chars truncated…", after a warning line and the
+// total line count.
+
+/// The exit code and the output of a Codex result, its header checked.
+fn codex_result(text: &str) -> (i32, String) {
+    let mut lines = text.splitn(6, '\n');
+    let mut next = || {
+        lines
+            .next()
+            .unwrap_or_else(|| panic!("short result: {text:?}"))
+    };
+    let chunk = next();
+    assert!(chunk.starts_with("Chunk ID: "), "{text:?}");
+    assert!(next().starts_with("Wall time: "), "{text:?}");
+    let exit = next()
+        .strip_prefix("Process exited with code ")
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("{text:?}"));
+    assert!(next().starts_with("Original token count: "), "{text:?}");
+    assert_eq!(next(), "Output:", "{text:?}");
+    (exit, next().to_string())
+}
+
+/// Checks a cut Codex output against the whole one: the warning, the line count,
+/// then a head and a tail of `full` around the marker naming what is missing.
+fn assert_codex_cut(body: &str, full: &str) {
+    let lines = full.lines().count();
+    let (warning, rest) = body.split_once('\n').unwrap();
+    assert!(
+        warning.starts_with("Warning: truncated output (original token count: "),
+        "{warning}"
+    );
+    let rest = rest
+        .strip_prefix(&format!("Total output lines: {lines}\n\n"))
+        .unwrap_or_else(|| panic!("{}", &body[..200]));
+    let (head, after) = rest.split_once('…').unwrap();
+    let (marker, tail) = after.split_once('…').unwrap();
+    let cut: usize = marker
+        .strip_suffix(" chars truncated")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{marker}"));
+    assert!(full.starts_with(head) && full.ends_with(tail), "{marker}");
+    assert_eq!(head.len() + cut + tail.len(), full.len());
+}
+
+#[test]
+fn codex_hands_the_model_small_failing_and_big_outputs() {
+    let cli = AgentCli::Codex;
+    if !available(cli) {
+        return;
+    }
+    let s = Scratch::new("codex-outputs");
+    let out = run(
+        cli,
+        spec(
+            &s,
+            &[
+                "printf 'alpha\\nbeta\\n'",
+                "seq 1 5000",
+                "printf 'out\\n'; printf 'err\\n' >&2; exit 3",
+                "seq 1 20000",
+            ],
+        )
+        .args(["--dangerously-bypass-approvals-and-sandbox"]),
+    );
+    assert_eq!(out.exit, 0, "{}", out.describe());
+    let r = out.tool_results();
+    assert_eq!(r.len(), 4, "{}", out.describe());
+    assert_eq!(codex_result(&r[0].text), (0, "alpha\nbeta\n".to_string()));
+    let (exit, body) = codex_result(&r[1].text);
+    assert_eq!(exit, 0);
+    assert_codex_cut(&body, &seq(5000));
+    assert_eq!(codex_result(&r[2].text), (3, "out\nerr\n".to_string()));
+    let (exit, body) = codex_result(&r[3].text);
+    assert_eq!(exit, 0);
+    assert_codex_cut(&body, &seq(20000));
+    assert!(r.iter().all(|r| !r.is_error));
+    let served: u64 = out.turns().iter().map(|t| t.usage.input_tokens).sum();
+    assert!(
+        out.stdout.contains(&format!("\"input_tokens\":{served},")),
+        "server counted {served}: {}",
+        out.describe()
+    );
+}
+
+#[test]
+fn codex_forbidden_and_prompt_rules_keep_the_command_from_running() {
+    let cli = AgentCli::Codex;
+    if !available(cli) {
+        return;
+    }
+    let bypass = vec!["--dangerously-bypass-approvals-and-sandbox"];
+    let sandboxed = vec!["-s", "workspace-write", "-c", "approval_policy=\"never\""];
+    for (name, decision, args, refusal) in [
+        (
+            "forbidden-bypass",
+            r#"decision="forbidden", justification="not here""#,
+            bypass,
+            "`/bin/bash -lc ./mk.sh` rejected: not here",
+        ),
+        (
+            "forbidden-sandboxed",
+            r#"decision="forbidden""#,
+            sandboxed.clone(),
+            "`/bin/bash -lc ./mk.sh` rejected: policy forbids commands starting with `./mk.sh`",
+        ),
+        (
+            "prompt-never",
+            r#"decision="prompt""#,
+            sandboxed,
+            "approval required by policy, but AskForApproval is set to Never",
+        ),
+    ] {
+        let s = Scratch::new(&format!("codex-deny-{name}"));
+        with_marker_script(&s);
+        s.write(
+            "home/.codex/rules/default.rules",
+            &format!("prefix_rule(pattern=[\"./mk.sh\"], {decision})\n"),
+        );
+        let out = run(cli, spec(&s, &["./mk.sh"]).args(args));
+        let r = only_result(&out);
+        assert!(!marker(&s), "{name}: the command ran");
+        let quoted = refusal.replace('"', "\\\"");
+        assert_eq!(
+            r.text,
+            format!(
+                "exec_command failed: CreateProcess {{ message: \"Rejected(\\\"{quoted}\\\")\" }}"
+            ),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn codex_an_allow_rule_runs_the_command_outside_the_read_only_sandbox() {
+    let cli = AgentCli::Codex;
+    if !available(cli) {
+        return;
+    }
+    // `codex exec`'s default sandbox is read-only: without a rule the command
+    // runs but cannot write; an allow rule runs it unsandboxed.
+    for allowed in [false, true] {
+        let s = Scratch::new(&format!("codex-allow-{allowed}"));
+        with_marker_script(&s);
+        if allowed {
+            s.write(
+                "home/.codex/rules/default.rules",
+                "prefix_rule(pattern=[\"./mk.sh\"], decision=\"allow\")\n",
+            );
+        }
+        let out = run(cli, spec(&s, &["./mk.sh"]));
+        let (exit, body) = codex_result(&only_result(&out).text);
+        assert_eq!(marker(&s), allowed, "{body}");
+        assert_eq!(exit, 0);
+        if allowed {
+            assert_eq!(body, "made it\n");
+        } else {
+            assert!(
+                body.contains("cannot create marker: Read-only file system"),
+                "{body}"
+            );
+        }
+    }
+}

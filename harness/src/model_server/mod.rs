@@ -6,7 +6,8 @@
 //! server-sent events) and the record of what was received. One file per API
 //! dialect reads a request into a [`script::Turn`] (the prompt, the tools, the
 //! tool results the model would read) and writes the [`script::Action`] the
-//! script chose in that dialect's wire format: [`anthropic`] (Claude Code).
+//! script chose in that dialect's wire format: [`anthropic`] (Claude Code),
+//! [`openai_responses`] (Codex).
 //! [`script`] is the deterministic model.
 //!
 //! Token counts are the server's own, so a CLI's accounting can be checked
@@ -19,6 +20,7 @@
 //! `unknown`), so what a CLI asked for is never lost.
 
 pub mod anthropic;
+pub mod openai_responses;
 pub mod script;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -40,6 +42,8 @@ pub use script::{Action, Script, ToolResult, Turn};
 pub enum Dialect {
     /// Anthropic Messages (`/v1/messages`).
     Anthropic,
+    /// OpenAI Responses (`/v1/responses`).
+    OpenaiResponses,
 }
 
 /// Token counts the server computed for one exchange (see the module doc).
@@ -501,6 +505,8 @@ fn handle(req: &Request, state: &Mutex<State>) -> Response {
         )
     } else if let Some(h) = anthropic::handle(req, &path, &st.script) {
         (Some(Dialect::Anthropic), h)
+    } else if let Some(h) = openai_responses::handle(req, &path, &st.script) {
+        (Some(Dialect::OpenaiResponses), h)
     } else {
         (
             None,
