@@ -29,6 +29,16 @@ use crate::shim::find_program;
 /// The placeholder every CLI is given as its API key.
 pub const PLACEHOLDER_KEY: &str = "lens-placeholder-key";
 
+/// Gemini CLI's settings for a run: API-key auth, no update checks, no usage
+/// statistics or telemetry.
+const GEMINI_DEFAULTS: &str = r#"{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false}
+}
+"#;
+
 /// The agent CLIs the harness drives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AgentCli {
@@ -242,13 +252,13 @@ impl AgentCli {
             .env("TERM", "dumb")
             .env("NO_COLOR", "1")
             .env("TMPDIR", std::env::temp_dir());
-        let trailing = self.configure(&mut cmd, spec, &server)?;
+        let scratch = scratch_dir()?;
+        let trailing = self.configure(&mut cmd, spec, &server, &scratch)?;
         cmd.args(&spec.args).args(trailing);
         for (k, v) in &spec.env {
             cmd.env(k, v);
         }
         cmd.current_dir(&spec.project).stdin(Stdio::null());
-        let scratch = scratch_dir()?;
         let (out_path, err_path) = (scratch.join("stdout"), scratch.join("stderr"));
         cmd.stdout(std::fs::File::create(&out_path)?)
             .stderr(std::fs::File::create(&err_path)?);
@@ -289,7 +299,13 @@ impl AgentCli {
     /// The CLI's own arguments and environment: print mode, the server, the
     /// placeholder key, telemetry and updates off. Returns the arguments that go
     /// after the spec's own (the prompt, for a CLI that wants it last).
-    fn configure(self, cmd: &mut Command, spec: &RunSpec, server: &Server) -> Result<Vec<String>> {
+    fn configure(
+        self,
+        cmd: &mut Command,
+        spec: &RunSpec,
+        server: &Server,
+        scratch: &Path,
+    ) -> Result<Vec<String>> {
         let url = server.url();
         match self {
             AgentCli::Claude => {
@@ -326,7 +342,24 @@ impl AgentCli {
                     .args(["-c", "analytics.enabled=false"]);
                 return Ok(vec![spec.prompt.clone()]);
             }
-            AgentCli::Gemini | AgentCli::Opencode => {
+            AgentCli::Gemini => {
+                // API-key auth can only be chosen in a settings file (the base
+                // URL alone selects "gateway", which headless mode refuses), and
+                // a system-defaults file is skipped under /tmp (its parents are
+                // world-writable); so the runner's keys go into the user
+                // settings, where the test's file does not set them.
+                let _ = scratch;
+                add_missing_keys(&spec.home.join(".gemini/settings.json"), GEMINI_DEFAULTS)?;
+                cmd.env("GEMINI_API_KEY", PLACEHOLDER_KEY)
+                    .env("GOOGLE_GEMINI_BASE_URL", &url)
+                    // Trusted, so project settings apply; a test may set "false".
+                    .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+                    // One node process instead of two (it relaunches itself for
+                    // a bigger heap otherwise): a second less per run.
+                    .env("GEMINI_CLI_NO_RELAUNCH", "1")
+                    .args(["-p", &spec.prompt, "-o", "stream-json"]);
+            }
+            AgentCli::Opencode => {
                 bail!("the {} runner is not written yet", self.name())
             }
         }
@@ -359,6 +392,37 @@ fn base_path(extra: Option<&Path>) -> OsString {
     std::env::join_paths(dirs).unwrap_or_default()
 }
 
+/// Adds the keys of the JSON object `defaults` that the JSON file at `path` lacks
+/// (at any depth), creating the file if it is missing; the file's own values
+/// stay as they are.
+fn add_missing_keys(path: &Path, defaults: &str) -> Result<()> {
+    fn merge(into: &mut serde_json::Value, from: &serde_json::Value) {
+        if let (Some(into), Some(from)) = (into.as_object_mut(), from.as_object()) {
+            for (k, v) in from {
+                match into.get_mut(k) {
+                    Some(existing) => merge(existing, v),
+                    None => {
+                        into.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+    }
+    let mut current: serde_json::Value = match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).with_context(|| {
+            format!("{} is not JSON; write a JSON object there", path.display())
+        })?,
+        Err(_) => serde_json::json!({}),
+    };
+    let defaults: serde_json::Value = serde_json::from_str(defaults)?;
+    merge(&mut current, &defaults);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, serde_json::to_string_pretty(&current)? + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
 fn scratch_dir() -> Result<PathBuf> {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
@@ -386,6 +450,28 @@ mod tests {
             [PathBuf::from("/usr/bin"), PathBuf::from("/bin")]
         );
         assert!(dirs.len() <= 5, "{dirs:?}");
+    }
+
+    #[test]
+    fn runner_settings_fill_only_what_the_file_lacks() {
+        let dir = scratch_dir().unwrap();
+        let f = dir.join("a/settings.json");
+        add_missing_keys(&f, r#"{"x": {"y": 1, "z": 2}, "w": 3}"#).unwrap();
+        let read = || {
+            serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&f).unwrap())
+                .unwrap()
+        };
+        assert_eq!(read(), serde_json::json!({"x": {"y": 1, "z": 2}, "w": 3}));
+        std::fs::write(&f, r#"{"x": {"y": "mine"}, "v": [1]}"#).unwrap();
+        add_missing_keys(&f, r#"{"x": {"y": 1, "z": 2}, "w": 3}"#).unwrap();
+        assert_eq!(
+            read(),
+            serde_json::json!({"x": {"y": "mine", "z": 2}, "v": [1], "w": 3})
+        );
+        std::fs::write(&f, "not json").unwrap();
+        let e = add_missing_keys(&f, "{}").unwrap_err().to_string();
+        assert!(e.contains("is not JSON"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -430,3 +430,167 @@ fn codex_an_allow_rule_runs_the_command_outside_the_read_only_sandbox() {
         }
     }
 }
+
+// Gemini CLI: the output (stdout and stderr merged, the trailing newline
+// trimmed) inside "<untrusted_context>\nOutput: …" with "Exit Code: N" when it is
+// not 0 and the process group; over 40,000 characters the whole of that text
+// keeps its first 8,000 and last 32,000 around "... [N characters omitted] ...",
+// after a line naming the file holding all of it.
+
+const GEMINI_OPEN: &str = "<untrusted_context>\nOutput: ";
+const GEMINI_CLOSE: &str = "\n</untrusted_context>";
+
+/// The output and the exit code (when not 0) of a Gemini shell result.
+fn gemini_result(text: &str) -> (String, Option<i32>) {
+    let inner = text
+        .strip_prefix(GEMINI_OPEN)
+        .and_then(|t| t.strip_suffix(GEMINI_CLOSE))
+        .unwrap_or_else(|| panic!("{text:?}"));
+    let (rest, pgid) = inner.rsplit_once("\nProcess Group PGID: ").unwrap();
+    assert!(pgid.parse::<u32>().is_ok(), "{text:?}");
+    match rest.rsplit_once("\nExit Code: ") {
+        Some((out, code)) => (out.to_string(), Some(code.parse().unwrap())),
+        None => (rest.to_string(), None),
+    }
+}
+
+/// `1234567` as Gemini CLI writes counts: `1,234,567`.
+fn with_commas(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn gemini_yolo(s: &Scratch, commands: &[&str]) -> RunSpec {
+    spec(s, commands).args(["--approval-mode", "yolo"])
+}
+
+#[test]
+fn gemini_hands_the_model_small_failing_and_big_outputs() {
+    let cli = AgentCli::Gemini;
+    if !available(cli) {
+        return;
+    }
+    let s = Scratch::new("gemini-outputs");
+    let out = run(
+        cli,
+        gemini_yolo(
+            &s,
+            &[
+                "printf 'alpha\\nbeta\\n'",
+                "seq 1 5000",
+                "printf 'out\\n'; printf 'err\\n' >&2; exit 3",
+                "seq 1 20000",
+            ],
+        ),
+    );
+    assert_eq!(out.exit, 0, "{}", out.describe());
+    let r = out.tool_results();
+    assert_eq!(r.len(), 4, "{}", out.describe());
+    assert_eq!(gemini_result(&r[0].text), ("alpha\nbeta".to_string(), None));
+    assert_eq!(
+        gemini_result(&r[1].text),
+        (seq(5000).trim_end().to_string(), None)
+    );
+    assert_eq!(gemini_result(&r[2].text), ("out\nerr".to_string(), Some(3)));
+    assert!(r.iter().all(|r| !r.is_error));
+    // Over 40,000 characters.
+    let text = &r[3].text;
+    let head =
+        "Output too large. Showing first 8,000 and last 32,000 characters. For full output see: ";
+    let (path, cut) = text
+        .strip_prefix(head)
+        .and_then(|t| t.split_once('\n'))
+        .unwrap_or_else(|| panic!("{}", &text[..300]));
+    assert!(
+        Path::new(path).starts_with(s.home().join(".gemini/tmp")),
+        "{path}"
+    );
+    let pgid = cut.rsplit_once("PGID: ").unwrap().1;
+    let whole = format!(
+        "{GEMINI_OPEN}{}\nProcess Group PGID: {pgid}",
+        seq(20000).trim_end()
+    );
+    let whole = format!("{}{GEMINI_CLOSE}", whole.trim_end_matches(GEMINI_CLOSE));
+    let omitted = whole.len() - 40_000;
+    assert_eq!(
+        cut,
+        format!(
+            "{}\n\n... [{} characters omitted] ...\n\n{}",
+            &whole[..8000],
+            with_commas(omitted),
+            &whole[whole.len() - 32_000..]
+        )
+    );
+    assert!(std::fs::read_to_string(path)
+        .unwrap()
+        .contains(seq(20000).trim_end()));
+    // Gemini CLI's token count (the router's question included) is the server's.
+    let served: u64 = out.requests.iter().map(|t| t.usage.input_tokens).sum();
+    assert!(
+        out.stdout.contains(&format!("\"input_tokens\":{served},")),
+        "server counted {served}: {}",
+        out.describe()
+    );
+}
+
+#[test]
+fn gemini_a_deny_policy_keeps_the_command_from_running_even_in_yolo_mode() {
+    let cli = AgentCli::Gemini;
+    if !available(cli) {
+        return;
+    }
+    let s = Scratch::new("gemini-deny");
+    with_marker_script(&s);
+    s.write(
+        "home/.gemini/policies/deny.toml",
+        "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"./mk.sh\"\ndecision = \"deny\"\npriority = 100\ndenyMessage = \"not here\"\n",
+    );
+    let out = run(cli, gemini_yolo(&s, &["./mk.sh"]));
+    let r = only_result(&out);
+    assert!(!marker(&s), "the denied command ran");
+    assert_eq!(r.text, "Tool execution denied by policy. not here");
+    assert!(r.is_error);
+}
+
+#[test]
+fn gemini_an_allow_rule_gives_the_model_the_shell_in_default_mode() {
+    let cli = AgentCli::Gemini;
+    if !available(cli) {
+        return;
+    }
+    // Headless default mode denies the shell outright: the tool is not even
+    // declared to the model. An allowed command prefix declares it, and only
+    // that command runs.
+    for allowed in [false, true] {
+        let s = Scratch::new(&format!("gemini-allow-{allowed}"));
+        with_marker_script(&s);
+        if allowed {
+            s.write(
+                "home/.gemini/settings.json",
+                r#"{"tools": {"allowed": ["run_shell_command(./mk.sh)"]}}"#,
+            );
+        }
+        let out = run(cli, spec(&s, &["./mk.sh", "echo other"]));
+        assert_eq!(marker(&s), allowed, "{}", out.describe());
+        let turns = out.turns();
+        assert!(
+            turns.iter().all(|t| t.shell_tool.is_some() == allowed),
+            "{}",
+            out.describe()
+        );
+        if allowed {
+            let r = out.tool_results();
+            assert_eq!(r.len(), 2, "{}", out.describe());
+            assert_eq!(gemini_result(&r[0].text), ("made it".to_string(), None));
+            assert_eq!(r[1].text, "Tool execution denied by policy.");
+            assert!(r[1].is_error);
+        }
+    }
+}

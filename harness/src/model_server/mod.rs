@@ -7,7 +7,7 @@
 //! dialect reads a request into a [`script::Turn`] (the prompt, the tools, the
 //! tool results the model would read) and writes the [`script::Action`] the
 //! script chose in that dialect's wire format: [`anthropic`] (Claude Code),
-//! [`openai_responses`] (Codex).
+//! [`openai_responses`] (Codex), [`gemini`] (Gemini CLI).
 //! [`script`] is the deterministic model.
 //!
 //! Token counts are the server's own, so a CLI's accounting can be checked
@@ -20,6 +20,7 @@
 //! `unknown`), so what a CLI asked for is never lost.
 
 pub mod anthropic;
+pub mod gemini;
 pub mod openai_responses;
 pub mod script;
 
@@ -44,6 +45,8 @@ pub enum Dialect {
     Anthropic,
     /// OpenAI Responses (`/v1/responses`).
     OpenaiResponses,
+    /// Gemini (`/v1beta/models/{model}:streamGenerateContent`).
+    Gemini,
 }
 
 /// Token counts the server computed for one exchange (see the module doc).
@@ -76,7 +79,8 @@ pub struct Exchange {
     /// The status the server answered.
     pub status: u16,
     /// What the request was: `turn` (a model call the script answered),
-    /// `count-tokens`, `list-models`, or `unknown` (a path no dialect knows).
+    /// `count-tokens`, `side-json` (a question the CLI asks for JSON, answered
+    /// from its schema), or `unknown` (a path no dialect knows).
     pub kind: String,
     /// The dialect, when the path names one.
     pub dialect: Option<Dialect>,
@@ -507,6 +511,8 @@ fn handle(req: &Request, state: &Mutex<State>) -> Response {
         (Some(Dialect::Anthropic), h)
     } else if let Some(h) = openai_responses::handle(req, &path, &st.script) {
         (Some(Dialect::OpenaiResponses), h)
+    } else if let Some(h) = gemini::handle(req, &path, &st.script) {
+        (Some(Dialect::Gemini), h)
     } else {
         (
             None,
