@@ -348,7 +348,6 @@ impl AgentCli {
                 // a system-defaults file is skipped under /tmp (its parents are
                 // world-writable); so the runner's keys go into the user
                 // settings, where the test's file does not set them.
-                let _ = scratch;
                 add_missing_keys(&spec.home.join(".gemini/settings.json"), GEMINI_DEFAULTS)?;
                 cmd.env("GEMINI_API_KEY", PLACEHOLDER_KEY)
                     .env("GOOGLE_GEMINI_BASE_URL", &url)
@@ -360,7 +359,34 @@ impl AgentCli {
                     .args(["-p", &spec.prompt, "-o", "stream-json"]);
             }
             AgentCli::Opencode => {
-                bail!("the {} runner is not written yet", self.name())
+                // The provider comes in OPENCODE_CONFIG_CONTENT, the last layer,
+                // so the test's config files in HOME and the project stay its
+                // own (their permission rules apply).
+                let config = serde_json::json!({
+                    "$schema": "https://opencode.ai/config.json",
+                    "autoupdate": false,
+                    "share": "disabled",
+                    "model": "scripted/scripted",
+                    "small_model": "scripted/scripted",
+                    "provider": {"scripted": {
+                        "npm": "@ai-sdk/openai-compatible",
+                        "name": "Scripted",
+                        "options": {"baseURL": format!("{url}/v1"), "apiKey": PLACEHOLDER_KEY},
+                        "models": {"scripted": {"name": "scripted", "tool_call": true}},
+                    }},
+                });
+                // An empty model catalogue instead of the one compiled in, which
+                // costs seconds of CPU to load at every start; the provider's
+                // one model is described in the config.
+                let models = scratch.join("opencode-models.json");
+                std::fs::write(&models, "{}\n")
+                    .with_context(|| format!("cannot write {}", models.display()))?;
+                cmd.env("OPENCODE_CONFIG_CONTENT", config.to_string())
+                    .env("OPENCODE_MODELS_PATH", &models)
+                    .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+                    .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+                    .args(["run", "--format", "json"]);
+                return Ok(vec![spec.prompt.clone()]);
             }
         }
         Ok(Vec::new())

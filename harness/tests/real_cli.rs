@@ -594,3 +594,141 @@ fn gemini_an_allow_rule_gives_the_model_the_shell_in_default_mode() {
         }
     }
 }
+
+// OpenCode: the output as the shell gave it (stdout and stderr merged, nothing
+// trimmed, no exit code); over 2,000 lines (or 50 KB) the model gets the end of
+// it, after a line naming the file holding all of it.
+
+/// Checks a cut OpenCode output: the notice, the saved file (all of `full`),
+/// then the last 2,000 pieces of `full` split at newlines.
+fn assert_opencode_cut(text: &str, full: &str, home: &Path) {
+    let rest = text
+        .strip_prefix("...output truncated...\n\nFull output saved to: ")
+        .unwrap_or_else(|| panic!("{}", &text[..200]));
+    let (path, tail) = rest.split_once("\n\n").unwrap();
+    assert!(
+        Path::new(path).starts_with(home.join(".local/share/opencode/tool-output")),
+        "{path}"
+    );
+    assert_eq!(std::fs::read_to_string(path).unwrap(), full);
+    let pieces: Vec<&str> = full.split('\n').collect();
+    assert_eq!(tail, pieces[pieces.len() - 2000..].join("\n"));
+}
+
+#[test]
+fn opencode_hands_the_model_small_failing_and_big_outputs() {
+    let cli = AgentCli::Opencode;
+    if !available(cli) {
+        return;
+    }
+    let s = Scratch::new("opencode-outputs");
+    let out = run(
+        cli,
+        spec(
+            &s,
+            &[
+                "printf 'alpha\\nbeta\\n'",
+                "seq 1 5000",
+                "printf 'out\\n'; printf 'err\\n' >&2; exit 3",
+                "seq 1 20000",
+            ],
+        ),
+    );
+    assert_eq!(out.exit, 0, "{}", out.describe());
+    let r = out.tool_results();
+    assert_eq!(r.len(), 4, "{}", out.describe());
+    assert_eq!(r[0].text, "alpha\nbeta\n");
+    assert_opencode_cut(&r[1].text, &seq(5000), &s.home());
+    // Exit 3 is not mentioned at all.
+    assert_eq!(r[2].text, "out\nerr\n");
+    assert_opencode_cut(&r[3].text, &seq(20000), &s.home());
+    // Every step's token count in OpenCode's events is the server's.
+    for t in out.turns().iter().filter(|t| t.shell_tool.is_some()) {
+        let counted = format!(
+            "\"input\":{},\"output\":{},",
+            t.usage.input_tokens, t.usage.output_tokens
+        );
+        assert!(
+            out.stdout.contains(&counted),
+            "{counted}: {}",
+            out.describe()
+        );
+    }
+}
+
+#[test]
+fn opencode_deny_rules_keep_the_command_from_running_and_the_session_goes_on() {
+    let cli = AgentCli::Opencode;
+    if !available(cli) {
+        return;
+    }
+    let config = r#"{"permission": {"bash": {"*": "allow", "./mk.sh*": "deny"}}}"#;
+    for source in [
+        "home/.config/opencode/opencode.json",
+        "project/opencode.json",
+    ] {
+        let s = Scratch::new(&format!("opencode-deny-{}", source.len()));
+        with_marker_script(&s);
+        s.write(source, config);
+        let out = run(cli, spec(&s, &["./mk.sh", "echo after"]));
+        let r = out.tool_results();
+        assert_eq!(r.len(), 2, "{source}: {}", out.describe());
+        assert!(!marker(&s), "{source}: the denied command ran");
+        assert!(
+            r[0].text.starts_with("The user has specified a rule which prevents you from using this specific tool call. Here are some of the relevant rules ["),
+            "{source}: {}",
+            r[0].text
+        );
+        assert!(
+            r[0].text
+                .contains(r#"{"permission":"bash","pattern":"./mk.sh*","action":"deny"}"#),
+            "{source}: {}",
+            r[0].text
+        );
+        assert_eq!(r[1].text, "after\n", "{source}");
+    }
+}
+
+#[test]
+fn opencode_an_allow_rule_runs_what_ask_would_reject_and_end() {
+    let cli = AgentCli::Opencode;
+    if !available(cli) {
+        return;
+    }
+    // `opencode run` rejects a call that needs asking, and the session ends
+    // there: the model is never told.
+    for allowed in [false, true] {
+        let s = Scratch::new(&format!("opencode-allow-{allowed}"));
+        with_marker_script(&s);
+        let rules = if allowed {
+            r#"{"permission": {"bash": {"*": "ask", "./mk.sh*": "allow"}}}"#
+        } else {
+            r#"{"permission": {"bash": {"*": "ask"}}}"#
+        };
+        s.write("home/.config/opencode/opencode.json", rules);
+        let out = run(cli, spec(&s, &["./mk.sh", "echo after"]));
+        assert_eq!(marker(&s), allowed, "{}", out.describe());
+        let r = out.tool_results();
+        if allowed {
+            assert_eq!(r.first().map(|r| r.text.as_str()), Some("made it\n"));
+        } else {
+            assert!(r.is_empty(), "{}", out.describe());
+            assert_eq!(
+                out.turns()
+                    .iter()
+                    .filter(|t| t.shell_tool.is_some())
+                    .count(),
+                1
+            );
+            assert!(
+                out.stderr
+                    .contains("permission requested: bash (./mk.sh); auto-rejecting"),
+                "{}",
+                out.describe()
+            );
+            assert!(out
+                .stdout
+                .contains("The user rejected permission to use this specific tool call."));
+        }
+    }
+}

@@ -79,7 +79,8 @@ Lens at a level, or through rtk, and the task's verifier decides.
           to --port-file): the script (TOML: commands = […], final = …) runs
           one command per request through the CLI's shell tool, then answers the
           final text; every request is appended to --log as a JSON line. Speaks
-          Anthropic Messages, OpenAI Responses and Gemini. Runs until killed
+          Anthropic Messages, OpenAI Responses and Chat Completions, and
+          Gemini. Runs until killed
   transcripts
           read real agent transcripts (Claude Code stream-json or session logs
           under ~/.claude/projects, codex exec --json or session logs under

@@ -7,7 +7,8 @@
 //! dialect reads a request into a [`script::Turn`] (the prompt, the tools, the
 //! tool results the model would read) and writes the [`script::Action`] the
 //! script chose in that dialect's wire format: [`anthropic`] (Claude Code),
-//! [`openai_responses`] (Codex), [`gemini`] (Gemini CLI).
+//! [`openai_responses`] (Codex), [`openai_chat`] (OpenCode), [`gemini`] (Gemini
+//! CLI).
 //! [`script`] is the deterministic model.
 //!
 //! Token counts are the server's own, so a CLI's accounting can be checked
@@ -21,6 +22,7 @@
 
 pub mod anthropic;
 pub mod gemini;
+pub mod openai_chat;
 pub mod openai_responses;
 pub mod script;
 
@@ -45,6 +47,8 @@ pub enum Dialect {
     Anthropic,
     /// OpenAI Responses (`/v1/responses`).
     OpenaiResponses,
+    /// OpenAI Chat Completions (`/v1/chat/completions`).
+    OpenaiChat,
     /// Gemini (`/v1beta/models/{model}:streamGenerateContent`).
     Gemini,
 }
@@ -511,6 +515,8 @@ fn handle(req: &Request, state: &Mutex<State>) -> Response {
         (Some(Dialect::Anthropic), h)
     } else if let Some(h) = openai_responses::handle(req, &path, &st.script) {
         (Some(Dialect::OpenaiResponses), h)
+    } else if let Some(h) = openai_chat::handle(req, &path, &st.script) {
+        (Some(Dialect::OpenaiChat), h)
     } else if let Some(h) = gemini::handle(req, &path, &st.script) {
         (Some(Dialect::Gemini), h)
     } else {
