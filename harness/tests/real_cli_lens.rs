@@ -1,0 +1,539 @@
+//! Lens inside the real agent CLIs, as a user installs it: `lens init --agent X`
+//! into a temp HOME, then the CLI runs a scripted session against the project's
+//! model server, once without Lens and once with it. The contract: every
+//! permission decision is the same in both arms (the same commands run, the
+//! same ones are refused with the same words), and what the model reads
+//! differs only where Lens answered with a view, whose handle `lens show`
+//! opens to the command's full output. Skipped with one line when the CLIs are
+//! not installed (`make agents`), unless LENS_REQUIRE_AGENTS=1.
+
+mod lens_bin;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use harness::agent_cli::{AgentCli, RunOutcome, RunSpec};
+use harness::model_server::Script;
+
+/// The commands every session runs, in order. The `touch` lines leave a file
+/// behind when they run; the rules of each session decide which may.
+const DENIED: &str = "touch denied-a";
+const ALLOWED: &str = "touch allowed-b";
+const UNRULED: &str = "touch unruled-c";
+/// A git status of 220 changed files: what Lens has a digest for.
+const BIG: &str = "git status";
+/// The same through a compound line and a pipe.
+const PIPED: &str = "cd . && git status 2>&1 | tail -n 400";
+/// Exit 3 after the big output.
+const FAILING: &str = "git status; exit 3";
+/// About 400 KB of lines.
+const HUGE: &str = "seq 1 70000";
+/// A small output: raw in both arms.
+const SMALL: &str = "ls";
+
+/// One arm's world: HOME, the project (a git repository with 220 changed
+/// files), and Lens's store, log and config.
+struct Arm {
+    root: PathBuf,
+    lens: bool,
+}
+
+impl Arm {
+    fn new(cli: AgentCli, case: &str, lens: bool) -> Arm {
+        let root = std::env::temp_dir().join(format!(
+            "lens-real-{}-{case}-{}-{}",
+            cli.name(),
+            if lens { "lens" } else { "raw" },
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&root);
+        let project = root.join("project");
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        for i in 0..220 {
+            std::fs::write(
+                project.join(format!("src/handler_{i:03}.rs")),
+                "fn a() {}\n",
+            )
+            .unwrap();
+        }
+        git(&project, &["init", "-q", "-b", "main"]);
+        git(&project, &["add", "-A"]);
+        git(
+            &project,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-qm",
+                "init",
+            ],
+        );
+        for i in 0..220 {
+            std::fs::write(
+                project.join(format!("src/handler_{i:03}.rs")),
+                "fn b() {}\n",
+            )
+            .unwrap();
+        }
+        Arm { root, lens }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+
+    fn project(&self) -> PathBuf {
+        self.root.join("project")
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn lens_env(&self) -> Vec<(String, String)> {
+        let s = |p: &str| self.root.join(p).display().to_string();
+        vec![
+            ("LENS_STORE".into(), s("lens/store")),
+            ("LENS_LOG_DIR".into(), s("lens/log")),
+            ("LENS_CONFIG".into(), s("lens/none.toml")),
+        ]
+    }
+
+    fn lens(&self, args: &[&str]) -> std::process::Output {
+        let out = Command::new(lens_bin::lens_binary())
+            .args(args)
+            .current_dir(self.project())
+            .env("HOME", self.home())
+            .envs(self.lens_env())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "lens {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// Installs Lens for `cli` in this arm's HOME, as a user would.
+    fn install(&self, cli: AgentCli) {
+        if !self.lens {
+            return;
+        }
+        self.lens(&["init", "--agent", cli.name(), "--global"]);
+        if cli == AgentCli::Opencode {
+            // OpenCode installs its plugin package into a config directory that
+            // holds a plugin before it starts; with no network that waits for npm
+            // to fail (about 70 s). What it checks first, as a user's finished
+            // install leaves it:
+            self.write("home/.config/opencode/node_modules/.keep", "");
+            self.write(
+                "home/.config/opencode/package-lock.json",
+                r#"{"packages":{"":{"dependencies":{"@opencode-ai/plugin":"1.18.33"}}}}"#,
+            );
+        }
+    }
+
+    fn run(
+        &self,
+        cli: AgentCli,
+        commands: &[&str],
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> RunOutcome {
+        let script = Script::commands(commands.iter().map(|c| c.to_string()).collect(), "Done.");
+        let mut spec = RunSpec::new("Run the commands.", script, &self.home(), &self.project())
+            .args(args.iter().copied());
+        for (k, v) in env {
+            spec = spec.env(k, v);
+        }
+        for (k, v) in self.lens_env() {
+            spec = spec.env(&k, &v);
+        }
+        spec.extra_path = Some(lens_bin::lens_binary().parent().unwrap().to_path_buf());
+        spec.time_limit = std::time::Duration::from_secs(240);
+        let out = cli.run(&spec).unwrap();
+        eprintln!(
+            "{} ({}) run: {:.1} s, exit {}, {} requests",
+            cli.name(),
+            if self.lens { "with lens" } else { "raw" },
+            out.wall.as_secs_f64(),
+            out.exit,
+            out.requests.len()
+        );
+        out
+    }
+
+    /// The files the `touch` commands left.
+    fn touched(&self) -> Vec<&'static str> {
+        [DENIED, ALLOWED, UNRULED]
+            .into_iter()
+            .filter(|c| self.project().join(&c[6..]).exists())
+            .collect()
+    }
+}
+
+impl Drop for Arm {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    assert!(Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap()
+        .success());
+}
+
+fn available(cli: AgentCli) -> bool {
+    if cli.installed() {
+        return true;
+    }
+    let line = format!(
+        "{} {} is not installed at {}; run `make agents`",
+        cli.name(),
+        cli.version(),
+        cli.binary().display()
+    );
+    if std::env::var("LENS_REQUIRE_AGENTS").is_ok_and(|v| v == "1") {
+        panic!("{line} (LENS_REQUIRE_AGENTS=1)");
+    }
+    println!("skipped: {line}");
+    false
+}
+
+/// What the model read for each call, with the arm's own paths and Codex's
+/// per-run header fields made alike, so two arms compare.
+fn received(arm: &Arm, out: &RunOutcome, n: usize) -> Vec<String> {
+    let r = out.tool_results();
+    assert_eq!(r.len(), n, "{}", out.describe());
+    let root = arm.root.display().to_string();
+    r.iter()
+        .map(|t| {
+            // OpenCode lists the rules that applied in a refusal, and Lens's
+            // allow rule for `lens show` is one of them: the decision is the same.
+            let mut text = t.text.replace(&root, "<root>").replace(
+                r#",{"permission":"bash","pattern":"lens show *","action":"allow"}"#,
+                "",
+            );
+            // Codex: "Chunk ID: 9fce29\nWall time: 0.0000 seconds\n"; Gemini:
+            // "Process Group PGID: 17060"; Claude's persisted-output file names.
+            for (from, to) in [
+                ("Chunk ID: ", '\n'),
+                ("Wall time: ", '\n'),
+                ("PGID: ", '\n'),
+                ("tool-results/", '.'),
+            ] {
+                let mut at = 0;
+                while let Some(i) = text[at..].find(from) {
+                    let start = at + i + from.len();
+                    let end = text[start..].find(to).map_or(text.len(), |e| start + e);
+                    text.replace_range(start..end, "*");
+                    at = start + 1;
+                }
+            }
+            text
+        })
+        .collect()
+}
+
+/// The handle in a Lens view, if the text is one.
+fn handle(text: &str) -> Option<String> {
+    let at = text.find("[lens: ")?;
+    let h = text[at..].find("handle=")? + at + 7;
+    Some(text[h..h + 8].to_string())
+}
+
+/// The session in both arms; asserts the contract and returns what each arm's
+/// model read, raw first.
+fn both(
+    cli: AgentCli,
+    case: &str,
+    commands: &[&str],
+    setup: impl Fn(&Arm),
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Vec<String>, Vec<String>, Arm) {
+    let mut got = Vec::new();
+    let mut arms = Vec::new();
+    for lens in [false, true] {
+        let arm = Arm::new(cli, case, lens);
+        setup(&arm);
+        arm.install(cli);
+        let out = arm.run(cli, commands, args, env);
+        got.push((received(&arm, &out, commands.len()), arm.touched()));
+        arms.push(arm);
+    }
+    let (with, without) = (got.pop().unwrap(), got.pop().unwrap());
+    assert_eq!(
+        with.1,
+        without.1,
+        "{}: the commands that ran differ with Lens",
+        cli.name()
+    );
+    let with_arm = arms.pop().unwrap();
+    // A command the agent refused never reached Lens's hook.
+    let log =
+        std::fs::read_to_string(with_arm.root.join("lens/log/runs.jsonl")).unwrap_or_default();
+    for c in [DENIED, ALLOWED, UNRULED] {
+        if commands.contains(&c) && !with.1.contains(&c) {
+            assert!(
+                !log.contains(&format!("\"command\":\"{c}\"")),
+                "{}: the refused {c:?} reached the hook:\n{log}",
+                cli.name()
+            );
+        }
+    }
+    // Every command that ran reached it.
+    for c in &with.1 {
+        assert!(
+            log.contains(&format!("\"command\":\"{c}\"")),
+            "{}: {c:?} ran and never reached the hook:\n{log}",
+            cli.name()
+        );
+    }
+    for (i, (w, r)) in with.0.iter().zip(&without.0).enumerate() {
+        match handle(w) {
+            // A view: smaller than what the raw arm read, and its handle opens
+            // the command's whole output.
+            Some(h) if handle(r).is_none() => {
+                assert!(
+                    w.len() < r.len(),
+                    "{}: call {i} ({}): the view is not smaller:\n{w}",
+                    cli.name(),
+                    commands[i]
+                );
+                let shown = with_arm.lens(&["show", &h]);
+                assert!(!shown.stdout.is_empty());
+            }
+            // Otherwise the model read exactly what it reads without Lens:
+            // the same output, or the same refusal.
+            _ => assert_eq!(
+                w,
+                r,
+                "{}: call {i} ({}) differs with Lens",
+                cli.name(),
+                commands[i]
+            ),
+        }
+    }
+    (without.0, with.0, with_arm)
+}
+
+/// The full `git status` of an arm's project, as `lens show` must give it back.
+fn git_status(arm: &Arm) -> String {
+    let out = Command::new("git")
+        .arg("status")
+        .current_dir(arm.project())
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn report(cli: AgentCli, commands: &[&str], raw: &[String], lens: &[String]) {
+    for (i, c) in commands.iter().enumerate() {
+        let verdict = match (handle(&lens[i]), raw[i] == lens[i]) {
+            (Some(_), _) => "view",
+            (None, true) => "same",
+            (None, false) => "DIFFERENT",
+        };
+        eprintln!(
+            "{}: {c:<40} raw {:>7} B   with lens {:>7} B   {verdict}",
+            cli.name(),
+            raw[i].len(),
+            lens[i].len()
+        );
+    }
+}
+
+// Claude Code 2.1.328, default mode (as root): a deny rule in the user's
+// settings and one from --disallowedTools, an allow rule from --allowedTools,
+// a write no rule covers (refused in print mode), and read-only commands
+// (allowed without a rule). Lens adds `Bash(lens show:*)` to the allow list,
+// which must change nothing else.
+#[test]
+fn claude_default_mode_decides_the_same_with_lens() {
+    let cli = AgentCli::Claude;
+    if !available(cli) {
+        return;
+    }
+    let commands = [DENIED, ALLOWED, UNRULED, SMALL, BIG, "touch deny-flag-d"];
+    let (raw, lens, arm) = both(
+        cli,
+        "default",
+        &commands,
+        |a| {
+            a.write(
+                "home/.claude/settings.json",
+                "{\n  \"permissions\": {\"deny\": [\"Bash(touch denied-a)\"]}\n}\n",
+            )
+        },
+        &[
+            "--allowedTools",
+            "Bash(touch allowed-b)",
+            "--disallowedTools",
+            "Bash(touch deny-flag-d)",
+        ],
+        &[],
+    );
+    report(cli, &commands, &raw, &lens);
+    assert!(
+        raw[0].contains("denied") && raw[5].contains("denied"),
+        "{raw:?}"
+    );
+    assert!(raw[2].contains("approval"), "{}", raw[2]);
+    let h = handle(&lens[4]).expect("git status reaches the model as a view");
+    assert_eq!(
+        String::from_utf8(arm.lens(&["show", &h]).stdout)
+            .unwrap()
+            .trim_end(),
+        git_status(&arm).trim_end()
+    );
+}
+
+// Bypass mode (IS_SANDBOX=1 as root): every command runs but the deny rules
+// from --settings and the project's settings; a failing command (which
+// Claude's failure event cannot replace), a pipe and a 400 KB output.
+#[test]
+fn claude_bypass_mode_decides_the_same_with_lens() {
+    let cli = AgentCli::Claude;
+    if !available(cli) {
+        return;
+    }
+    let commands = [DENIED, ALLOWED, UNRULED, BIG, PIPED, FAILING, HUGE];
+    let (raw, lens, _arm) = both(
+        cli,
+        "bypass",
+        &commands,
+        |a| {
+            a.write(
+                "settings-extra.json",
+                "{\"permissions\": {\"deny\": [\"Bash(touch denied-a)\"]}}",
+            );
+            a.write(
+                "project/.claude/settings.json",
+                "{\"permissions\": {\"deny\": [\"Bash(touch unruled-c)\"]}}",
+            );
+        },
+        &[
+            "--dangerously-skip-permissions",
+            "--settings",
+            "../settings-extra.json",
+        ],
+        &[("IS_SANDBOX", "1")],
+    );
+    report(cli, &commands, &raw, &lens);
+    assert!(
+        raw[0].contains("denied") && raw[2].contains("denied"),
+        "{raw:?}"
+    );
+    for i in [3, 4, 6] {
+        assert!(handle(&lens[i]).is_some(), "{}: {}", commands[i], lens[i]);
+    }
+    // The failing command reaches the model as Claude Code cut it, in both.
+    assert!(handle(&lens[5]).is_none() && lens[5].starts_with("Exit code 3"));
+}
+
+// Codex CLI 0.169.0: an exec-policy rule forbids one command, the workspace
+// sandbox without approvals runs the rest; the hook is trusted for the run.
+#[test]
+fn codex_decides_the_same_with_lens() {
+    let cli = AgentCli::Codex;
+    if !available(cli) {
+        return;
+    }
+    let commands = [DENIED, ALLOWED, SMALL, BIG, PIPED, FAILING, HUGE];
+    let (raw, lens, _arm) = both(
+        cli,
+        "policy",
+        &commands,
+        |a| {
+            a.write("home/.codex/rules/default.rules", "prefix_rule(pattern=[\"touch\", \"denied-a\"], decision=\"forbidden\", justification=\"not here\")\n")
+        },
+        &[
+            "-s",
+            "workspace-write",
+            "-c",
+            "approval_policy=\"never\"",
+            "--dangerously-bypass-hook-trust",
+        ],
+        &[],
+    );
+    report(cli, &commands, &raw, &lens);
+    assert!(raw[0].contains("Rejected"), "{}", raw[0]);
+    for i in [3, 4, 5] {
+        assert!(handle(&lens[i]).is_some(), "{}: {}", commands[i], lens[i]);
+    }
+    assert!(
+        lens[5].starts_with("Process exited with code 3"),
+        "{}",
+        lens[5]
+    );
+}
+
+// Gemini CLI 0.61.0 in yolo mode: a user policy denies one command (it beats
+// yolo); the rest run.
+#[test]
+fn gemini_decides_the_same_with_lens() {
+    let cli = AgentCli::Gemini;
+    if !available(cli) {
+        return;
+    }
+    let commands = [DENIED, ALLOWED, SMALL, BIG, PIPED, FAILING, HUGE];
+    let (raw, lens, _arm) = both(
+        cli,
+        "policy",
+        &commands,
+        |a| {
+            a.write(
+            "home/.gemini/policies/deny.toml",
+            "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"touch denied-a\"\ndecision = \"deny\"\npriority = 500\n",
+        )
+        },
+        &["--approval-mode", "yolo"],
+        &[],
+    );
+    report(cli, &commands, &raw, &lens);
+    assert!(raw[0].contains("denied"), "{}", raw[0]);
+    for i in [3, 4, 5, 6] {
+        assert!(handle(&lens[i]).is_some(), "{}: {}", commands[i], lens[i]);
+    }
+    assert!(lens[5].contains("Exit Code: 3"), "{}", lens[5]);
+}
+
+// OpenCode 1.18.33: a deny pattern in the user's opencode.json; Lens adds
+// `"lens show *": "allow"` beside it.
+#[test]
+fn opencode_decides_the_same_with_lens() {
+    let cli = AgentCli::Opencode;
+    if !available(cli) {
+        return;
+    }
+    let commands = [DENIED, ALLOWED, SMALL, BIG, PIPED, FAILING, HUGE];
+    let (raw, lens, _arm) = both(
+        cli,
+        "deny",
+        &commands,
+        |a| {
+            a.write(
+            "home/.config/opencode/opencode.json",
+            "{\n  \"permission\": {\n    \"bash\": {\n      \"touch denied-a\": \"deny\"\n    }\n  }\n}\n",
+        )
+        },
+        &[],
+        &[],
+    );
+    report(cli, &commands, &raw, &lens);
+    assert!(raw[0].contains("prevents"), "{}", raw[0]);
+    for i in [3, 4, 5, 6] {
+        assert!(handle(&lens[i]).is_some(), "{}: {}", commands[i], lens[i]);
+    }
+}
