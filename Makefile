@@ -13,6 +13,7 @@
 #   make retention       retention sweep (RETENTION_ARGS="--driver claude" spends credits)
 #   make session         paired-session benchmark (SESSION_ARGS="--driver claude" spends credits)
 #   make transcripts     what Lens would have shown in real transcripts (TRANSCRIPTS=files)
+#   make failing-share   the share of the paired sessions' output that failing commands print
 #   make image           the microVM image (out/image, image/manifest.json; needs root)
 #   make vm-smoke        boot the microVM kernel, run a command, read the result back
 #

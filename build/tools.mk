@@ -9,3 +9,9 @@ ruff:
 
 fmt-py:
 	$(RUFF) format $(PY_SOURCES)
+
+# How much of the paired sessions' output comes from failing commands (what
+# Claude Code's after-tool hook cannot filter): JSON on stdout.
+.PHONY: failing-share
+failing-share:
+	python3 tools/failing_share.py
