@@ -2,7 +2,7 @@
 COMPARE := $(CARGO_TARGET_DIR)/release/compare
 COMPARE_ARGS ?=
 
-.PHONY: compare compare-record compare-live compare-vm harness-bin readme-table retention retention-plan retention-vm results charts session session-plan transcripts
+.PHONY: agents compare compare-record compare-live compare-vm harness-bin readme-table retention retention-plan retention-vm results charts session session-plan transcripts
 
 harness-bin:
 	$(CARGO) build --release --locked -p harness
@@ -77,3 +77,40 @@ charts:
 retention-vm: build harness-bin
 	$(HARNESS) run --run --driver scripted --isolation vm --tasks mid-stream-trap \
 	  --variants raw,level2 --out results/retention-vm.json
+
+# The agent CLIs the real-client tests run (harness/tests/real_cli.rs), at the
+# versions harness/agents/package.json and its lockfile pin, installed under
+# out/agents; skipped when those versions are already there. Not `npm ci`:
+# opencode-ai 1.18.33 declares platform packages the registry does not have
+# (opencode-darwin-arm64, opencode-linux-arm64 at that version), so no lockfile
+# can list them and `npm ci` refuses the lock as out of sync; `npm install
+# --no-save` installs exactly what the lock holds. No install scripts run except
+# the two that put the native binary over a stub (claude-code, opencode-ai);
+# codex and gemini-cli need none (gemini's optional pty and keychain modules
+# would compile here).
+AGENTS_DIR := out/agents
+AGENTS_CHECK = const fs = require("fs"); \
+  const want = require("./harness/agents/package.json").dependencies; \
+  const bad = []; \
+  for (const [name, v] of Object.entries(want)) { \
+    let got = "missing"; \
+    try { got = JSON.parse(fs.readFileSync("$(AGENTS_DIR)/node_modules/" + name + "/package.json")).version; } catch (e) {} \
+    if (got !== v) bad.push(name + " " + got + " (pinned " + v + ")"); \
+  } \
+  for (const bin of ["claude", "codex", "gemini", "opencode"]) { \
+    let head = ""; \
+    try { head = fs.readFileSync("$(AGENTS_DIR)/node_modules/.bin/" + bin).subarray(0, 5).toString(); } catch (e) {} \
+    if (head === "" || head === "echo ") bad.push(bin + ": no program (or the install stub) in $(AGENTS_DIR)/node_modules/.bin"); \
+  } \
+  if (bad.length) { console.error("make agents: " + bad.join("; ")); process.exit(1); }
+
+agents:
+	@if node -e '$(AGENTS_CHECK)' 2>/dev/null; then \
+	  echo "make agents: $(AGENTS_DIR) holds the pinned versions"; \
+	else \
+	  rm -rf $(AGENTS_DIR)/node_modules && mkdir -p $(AGENTS_DIR) && \
+	  cp harness/agents/package.json harness/agents/package-lock.json $(AGENTS_DIR)/ && \
+	  npm install --prefix $(AGENTS_DIR) --no-save --ignore-scripts --no-audit --no-fund && \
+	  npm rebuild --prefix $(AGENTS_DIR) @anthropic-ai/claude-code opencode-ai && \
+	  node -e '$(AGENTS_CHECK)' && echo "make agents: installed the pinned versions in $(AGENTS_DIR)"; \
+	fi

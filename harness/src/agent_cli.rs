@@ -212,24 +212,15 @@ impl AgentCli {
         platform::is_executable(&self.binary())
     }
 
-    /// The version the installed CLI reports (its `--version`'s first line), under
-    /// the same empty environment a run gets.
-    pub fn installed_version(self, home: &Path) -> Result<String> {
-        let mut cmd = Command::new(self.binary());
-        cmd.arg("--version")
-            .env_clear()
-            .env("HOME", home)
-            .env("PATH", base_path(None))
-            .stdin(Stdio::null());
-        let out = cmd
-            .output()
-            .with_context(|| format!("cannot run {}", self.binary().display()))?;
-        Ok(String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_string())
+    /// The version of the package installed beside the binaries
+    /// (`node_modules/<package>/package.json`), `None` when it cannot be read.
+    pub fn installed_version(self) -> Option<String> {
+        let manifest = AgentCli::bin_dir()
+            .parent()?
+            .join(self.package())
+            .join("package.json");
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(manifest).ok()?).ok()?;
+        v["version"].as_str().map(String::from)
     }
 
     /// Runs the CLI on `spec` against a model server started for the run.
@@ -498,6 +489,25 @@ mod tests {
         let e = add_missing_keys(&f, "{}").unwrap_err().to_string();
         assert!(e.contains("is not JSON"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_pinned_versions_are_the_ones_make_agents_installs() {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("agents/package.json");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
+        for cli in AgentCli::ALL {
+            assert_eq!(
+                v["dependencies"][cli.package()].as_str(),
+                Some(cli.version()),
+                "{}",
+                cli.name()
+            );
+        }
+        assert_eq!(
+            v["dependencies"].as_object().unwrap().len(),
+            AgentCli::ALL.len()
+        );
     }
 
     #[test]

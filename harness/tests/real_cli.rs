@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use harness::agent_cli::{AgentCli, RunOutcome, RunSpec};
-use harness::model_server::{Script, ToolResult};
+use harness::model_server::Script;
 
 /// A temp HOME and project directory, removed on drop.
 struct Scratch {
@@ -41,18 +41,24 @@ impl Drop for Scratch {
     }
 }
 
-/// False (with one printed line) when the CLI is not installed; a failure instead
-/// under LENS_REQUIRE_AGENTS=1.
+/// False (with one printed line) when the CLI is not installed at its pinned
+/// version; a failure instead under LENS_REQUIRE_AGENTS=1.
 fn available(cli: AgentCli) -> bool {
-    if cli.installed() {
-        return true;
-    }
-    let line = format!(
-        "{} {} is not installed at {}; run `make agents`",
-        cli.name(),
-        cli.version(),
-        cli.binary().display()
-    );
+    let line = match cli.installed_version() {
+        _ if !cli.installed() => format!(
+            "{} {} is not installed at {}; run `make agents`",
+            cli.name(),
+            cli.version(),
+            cli.binary().display()
+        ),
+        Some(v) if v == cli.version() => return true,
+        found => format!(
+            "{} is installed at version {} but the tests pin {}; run `make agents`",
+            cli.name(),
+            found.as_deref().unwrap_or("unknown"),
+            cli.version()
+        ),
+    };
     if std::env::var("LENS_REQUIRE_AGENTS").is_ok_and(|v| v == "1") {
         panic!("{line} (LENS_REQUIRE_AGENTS=1)");
     }
@@ -90,29 +96,29 @@ fn seq(n: u32) -> String {
     (1..=n).map(|i| format!("{i}\n")).collect()
 }
 
-/// A project holding `mk.sh`, which leaves `marker` behind when it runs.
-fn with_marker_script(s: &Scratch) {
-    s.write(
-        "project/mk.sh",
-        "#!/bin/sh\necho made > marker\necho made it\n",
-    );
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(s.project().join("mk.sh"))
-        .status()
-        .unwrap();
+/// The scripts of a permission session: each `NAME.sh` leaves `NAME.ran` behind
+/// and prints "NAME ran". The rules name `denied.sh`, `allowed.sh` (and for
+/// Codex `asked.sh`); `unruled.sh` has no rule.
+fn with_scripts(s: &Scratch) {
+    for name in ["denied", "asked", "allowed", "unruled"] {
+        s.write(
+            &format!("project/{name}.sh"),
+            &format!("#!/bin/sh\necho ran > {name}.ran\necho {name} ran\n"),
+        );
+        std::process::Command::new("chmod")
+            .arg("+x")
+            .arg(s.project().join(format!("{name}.sh")))
+            .status()
+            .unwrap();
+    }
 }
 
-fn marker(s: &Scratch) -> bool {
-    s.project().join("marker").exists()
+/// Whether `NAME.sh` ran.
+fn ran(s: &Scratch, name: &str) -> bool {
+    s.project().join(format!("{name}.ran")).exists()
 }
 
-/// The one tool result of a one-command session.
-fn only_result(out: &RunOutcome) -> ToolResult {
-    let r = out.tool_results();
-    assert_eq!(r.len(), 1, "{}", out.describe());
-    r[0].clone()
-}
+const DENIED_ALLOWED_UNRULED: [&str; 3] = ["./denied.sh", "./allowed.sh", "./unruled.sh"];
 
 // Claude Code: stdout and stderr merged, leading blank lines and trailing
 // whitespace trimmed; exit != 0 prefixes "Exit code N" and, over 10,000
@@ -191,81 +197,64 @@ fn claude_hands_the_model_small_failing_and_big_outputs() {
 }
 
 #[test]
-fn claude_deny_rules_keep_the_command_from_running() {
+fn claude_rules_from_every_source_decide_which_commands_run() {
     let cli = AgentCli::Claude;
     if !available(cli) {
         return;
     }
-    let rule = r#"{"permissions":{"deny":["Bash(./mk.sh:*)"]}}"#;
-    // Every source, each with the whole Bash tool allowed on the command line so
-    // that only the deny rule can stop it.
-    for source in ["user", "project", "flag"] {
-        let s = Scratch::new(&format!("claude-deny-{source}"));
-        with_marker_script(&s);
-        let mut spec = spec(&s, &["./mk.sh"]).args(["--allowedTools", "Bash"]);
-        match source {
-            "user" => s.write("home/.claude/settings.json", rule),
-            "project" => s.write("project/.claude/settings.json", rule),
-            _ => spec = spec.args(["--disallowedTools", "Bash(./mk.sh:*)"]),
-        }
-        let out = run(cli, spec);
-        let r = only_result(&out);
-        assert!(!marker(&s), "{source}: the denied command ran");
-        assert_eq!(
-            r.text, "Permission to use Bash with command ./mk.sh has been denied.",
-            "{source}"
-        );
-        assert!(r.is_error, "{source}");
-    }
-}
-
-#[test]
-fn claude_allow_rules_let_the_command_run_and_untrusted_project_rules_do_not() {
-    let cli = AgentCli::Claude;
-    if !available(cli) {
-        return;
-    }
-    let rule = r#"{"permissions":{"allow":["Bash(./mk.sh:*)"]}}"#;
-    // (where the rule is, whether it applies)
-    for (source, applies) in [
-        ("none", false),
+    let rules =
+        r#"{"permissions":{"allow":["Bash(./allowed.sh:*)"],"deny":["Bash(./denied.sh:*)"]}}"#;
+    // (source, whether its allow rule applies); the deny rule always does. A
+    // project's .claude/settings.json allows only once the project is trusted.
+    for (source, allow_applies) in [
         ("user", true),
-        ("flag", true),
+        ("flags", true),
         ("project-untrusted", false),
         ("project-trusted", true),
     ] {
-        let s = Scratch::new(&format!("claude-allow-{source}"));
-        with_marker_script(&s);
-        let mut spec = spec(&s, &["./mk.sh"]);
+        let s = Scratch::new(&format!("claude-rules-{source}"));
+        with_scripts(&s);
+        let mut spec = spec(&s, &DENIED_ALLOWED_UNRULED);
         match source {
-            "user" => s.write("home/.claude/settings.json", rule),
-            "flag" => spec = spec.args(["--allowedTools", "Bash(./mk.sh:*)"]),
-            "project-untrusted" => s.write("project/.claude/settings.json", rule),
-            "project-trusted" => {
-                s.write("project/.claude/settings.json", rule);
-                s.write(
-                    "home/.claude.json",
-                    &serde_json::json!({"projects": {s.project().to_str().unwrap(): {"hasTrustDialogAccepted": true}}})
-                        .to_string(),
-                );
+            "user" => s.write("home/.claude/settings.json", rules),
+            "flags" => {
+                spec = spec.args([
+                    "--allowedTools",
+                    "Bash(./allowed.sh:*)",
+                    "--disallowedTools",
+                    "Bash(./denied.sh:*)",
+                ])
             }
-            _ => {}
+            _ => {
+                s.write("project/.claude/settings.json", rules);
+                if source == "project-trusted" {
+                    let trust = serde_json::json!({"projects": {s.project().to_str().unwrap(): {"hasTrustDialogAccepted": true}}});
+                    s.write("home/.claude.json", &trust.to_string());
+                }
+            }
         }
         let out = run(cli, spec);
-        let r = only_result(&out);
-        assert_eq!(marker(&s), applies, "{source}: {r:?}");
-        if applies {
-            assert_eq!(r.text, "made it", "{source}");
-        } else {
-            assert_eq!(r.text, "This command requires approval", "{source}");
-            assert!(r.is_error, "{source}");
-        }
+        let r = out.tool_results();
+        assert_eq!(r.len(), 3, "{source}: {}", out.describe());
+        assert!(!ran(&s, "denied"), "{source}: the denied command ran");
+        assert_eq!(
+            r[0].text, "Permission to use Bash with command ./denied.sh has been denied.",
+            "{source}"
+        );
+        assert!(r[0].is_error, "{source}");
+        assert_eq!(ran(&s, "allowed"), allow_applies, "{source}: {:?}", r[1]);
+        let asks = "This command requires approval";
+        let allowed_text = if allow_applies { "allowed ran" } else { asks };
+        assert_eq!(r[1].text, allowed_text, "{source}");
+        assert!(!ran(&s, "unruled"), "{source}: the unruled command ran");
+        assert_eq!(r[2].text, asks, "{source}");
+        assert!(r[2].is_error, "{source}");
     }
 }
 
 // Codex CLI: every result opens with a header (chunk id, wall time, "Process
 // exited with code N", the original token count, "Output:"); stdout and stderr
-// merged; over its budget (10,000 tokens by default) the output keeps its head
+// merged in the order their bytes arrive (not always the order written); over its budget (10,000 tokens by default) the output keeps its head
 // and tail around an inline "…N chars truncated…", after a warning line and the
 // total line count.
 
@@ -338,7 +327,10 @@ fn codex_hands_the_model_small_failing_and_big_outputs() {
     let (exit, body) = codex_result(&r[1].text);
     assert_eq!(exit, 0);
     assert_codex_cut(&body, &seq(5000));
-    assert_eq!(codex_result(&r[2].text), (3, "out\nerr\n".to_string()));
+    // The two streams are read apart and joined in the order they arrive.
+    let (exit, body) = codex_result(&r[2].text);
+    assert_eq!(exit, 3);
+    assert!(body == "out\nerr\n" || body == "err\nout\n", "{body:?}");
     let (exit, body) = codex_result(&r[3].text);
     assert_eq!(exit, 0);
     assert_codex_cut(&body, &seq(20000));
@@ -352,79 +344,56 @@ fn codex_hands_the_model_small_failing_and_big_outputs() {
 }
 
 #[test]
-fn codex_forbidden_and_prompt_rules_keep_the_command_from_running() {
+fn codex_rules_decide_which_commands_run_in_the_sandbox_and_without_it() {
     let cli = AgentCli::Codex;
     if !available(cli) {
         return;
     }
-    let bypass = vec!["--dangerously-bypass-approvals-and-sandbox"];
-    let sandboxed = vec!["-s", "workspace-write", "-c", "approval_policy=\"never\""];
-    for (name, decision, args, refusal) in [
-        (
-            "forbidden-bypass",
-            r#"decision="forbidden", justification="not here""#,
-            bypass,
-            "`/bin/bash -lc ./mk.sh` rejected: not here",
-        ),
-        (
-            "forbidden-sandboxed",
-            r#"decision="forbidden""#,
-            sandboxed.clone(),
-            "`/bin/bash -lc ./mk.sh` rejected: policy forbids commands starting with `./mk.sh`",
-        ),
-        (
-            "prompt-never",
-            r#"decision="prompt""#,
-            sandboxed,
-            "approval required by policy, but AskForApproval is set to Never",
-        ),
-    ] {
-        let s = Scratch::new(&format!("codex-deny-{name}"));
-        with_marker_script(&s);
+    let rejected = |why: &str| {
+        let why = why.replace('"', "\\\"");
+        format!("exec_command failed: CreateProcess {{ message: \"Rejected(\\\"{why}\\\")\" }}")
+    };
+    // `codex exec`'s default is a read-only sandbox with approvals off: an
+    // allow rule runs a command outside the sandbox, an unruled one runs inside
+    // it and cannot write. With the sandbox bypassed the rules still apply.
+    for bypass in [false, true] {
+        let s = Scratch::new(&format!("codex-rules-{bypass}"));
+        with_scripts(&s);
         s.write(
             "home/.codex/rules/default.rules",
-            &format!("prefix_rule(pattern=[\"./mk.sh\"], {decision})\n"),
+            "prefix_rule(pattern=[\"./denied.sh\"], decision=\"forbidden\", justification=\"not here\")\n\
+             prefix_rule(pattern=[\"./asked.sh\"], decision=\"prompt\")\n\
+             prefix_rule(pattern=[\"./allowed.sh\"], decision=\"allow\")\n",
         );
-        let out = run(cli, spec(&s, &["./mk.sh"]).args(args));
-        let r = only_result(&out);
-        assert!(!marker(&s), "{name}: the command ran");
-        let quoted = refusal.replace('"', "\\\"");
-        assert_eq!(
-            r.text,
-            format!(
-                "exec_command failed: CreateProcess {{ message: \"Rejected(\\\"{quoted}\\\")\" }}"
-            ),
-            "{name}"
+        let mut spec = spec(
+            &s,
+            &["./denied.sh", "./asked.sh", "./allowed.sh", "./unruled.sh"],
         );
-    }
-}
-
-#[test]
-fn codex_an_allow_rule_runs_the_command_outside_the_read_only_sandbox() {
-    let cli = AgentCli::Codex;
-    if !available(cli) {
-        return;
-    }
-    // `codex exec`'s default sandbox is read-only: without a rule the command
-    // runs but cannot write; an allow rule runs it unsandboxed.
-    for allowed in [false, true] {
-        let s = Scratch::new(&format!("codex-allow-{allowed}"));
-        with_marker_script(&s);
-        if allowed {
-            s.write(
-                "home/.codex/rules/default.rules",
-                "prefix_rule(pattern=[\"./mk.sh\"], decision=\"allow\")\n",
-            );
+        if bypass {
+            spec = spec.args(["--dangerously-bypass-approvals-and-sandbox"]);
         }
-        let out = run(cli, spec(&s, &["./mk.sh"]));
-        let (exit, body) = codex_result(&only_result(&out).text);
-        assert_eq!(marker(&s), allowed, "{body}");
+        let out = run(cli, spec);
+        let r = out.tool_results();
+        assert_eq!(r.len(), 4, "bypass {bypass}: {}", out.describe());
+        assert!(!ran(&s, "denied") && !ran(&s, "asked"), "bypass {bypass}");
+        assert_eq!(
+            r[0].text,
+            rejected("`/bin/bash -lc ./denied.sh` rejected: not here")
+        );
+        assert_eq!(
+            r[1].text,
+            rejected("approval required by policy, but AskForApproval is set to Never")
+        );
+        assert!(ran(&s, "allowed"), "bypass {bypass}");
+        assert_eq!(codex_result(&r[2].text), (0, "allowed ran\n".to_string()));
+        let (exit, body) = codex_result(&r[3].text);
+        assert_eq!(ran(&s, "unruled"), bypass, "{body}");
         assert_eq!(exit, 0);
-        if allowed {
-            assert_eq!(body, "made it\n");
+        if bypass {
+            assert_eq!(body, "unruled ran\n");
         } else {
             assert!(
-                body.contains("cannot create marker: Read-only file system"),
+                body.contains("cannot create unruled.ran: Read-only file system"),
                 "{body}"
             );
         }
@@ -541,56 +510,44 @@ fn gemini_hands_the_model_small_failing_and_big_outputs() {
 }
 
 #[test]
-fn gemini_a_deny_policy_keeps_the_command_from_running_even_in_yolo_mode() {
-    let cli = AgentCli::Gemini;
-    if !available(cli) {
-        return;
-    }
-    let s = Scratch::new("gemini-deny");
-    with_marker_script(&s);
-    s.write(
-        "home/.gemini/policies/deny.toml",
-        "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"./mk.sh\"\ndecision = \"deny\"\npriority = 100\ndenyMessage = \"not here\"\n",
-    );
-    let out = run(cli, gemini_yolo(&s, &["./mk.sh"]));
-    let r = only_result(&out);
-    assert!(!marker(&s), "the denied command ran");
-    assert_eq!(r.text, "Tool execution denied by policy. not here");
-    assert!(r.is_error);
-}
-
-#[test]
-fn gemini_an_allow_rule_gives_the_model_the_shell_in_default_mode() {
+fn gemini_rules_decide_which_commands_run_and_whether_the_shell_is_offered() {
     let cli = AgentCli::Gemini;
     if !available(cli) {
         return;
     }
     // Headless default mode denies the shell outright: the tool is not even
-    // declared to the model. An allowed command prefix declares it, and only
-    // that command runs.
-    for allowed in [false, true] {
-        let s = Scratch::new(&format!("gemini-allow-{allowed}"));
-        with_marker_script(&s);
-        if allowed {
+    // declared to the model. An allowed command prefix declares it and lets
+    // only that command run; a deny policy (user tier, above the narrowing
+    // deny) refuses with its own message.
+    for ruled in [false, true] {
+        let s = Scratch::new(&format!("gemini-rules-{ruled}"));
+        with_scripts(&s);
+        if ruled {
             s.write(
                 "home/.gemini/settings.json",
-                r#"{"tools": {"allowed": ["run_shell_command(./mk.sh)"]}}"#,
+                r#"{"tools": {"allowed": ["run_shell_command(./allowed.sh)"]}}"#,
+            );
+            s.write(
+                "home/.gemini/policies/deny.toml",
+                "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"./denied.sh\"\ndecision = \"deny\"\npriority = 999\ndenyMessage = \"not here\"\n",
             );
         }
-        let out = run(cli, spec(&s, &["./mk.sh", "echo other"]));
-        assert_eq!(marker(&s), allowed, "{}", out.describe());
+        let out = run(cli, spec(&s, &DENIED_ALLOWED_UNRULED));
         let turns = out.turns();
         assert!(
-            turns.iter().all(|t| t.shell_tool.is_some() == allowed),
+            turns.iter().all(|t| t.shell_tool.is_some() == ruled),
             "{}",
             out.describe()
         );
-        if allowed {
+        assert!(!ran(&s, "denied") && !ran(&s, "unruled"));
+        assert_eq!(ran(&s, "allowed"), ruled, "{}", out.describe());
+        if ruled {
             let r = out.tool_results();
-            assert_eq!(r.len(), 2, "{}", out.describe());
-            assert_eq!(gemini_result(&r[0].text), ("made it".to_string(), None));
-            assert_eq!(r[1].text, "Tool execution denied by policy.");
-            assert!(r[1].is_error);
+            assert_eq!(r.len(), 3, "{}", out.describe());
+            assert_eq!(r[0].text, "Tool execution denied by policy. not here");
+            assert_eq!(gemini_result(&r[1].text), ("allowed ran".to_string(), None));
+            assert_eq!(r[2].text, "Tool execution denied by policy.");
+            assert!(r[0].is_error && !r[1].is_error && r[2].is_error);
         }
     }
 }
@@ -640,7 +597,11 @@ fn opencode_hands_the_model_small_failing_and_big_outputs() {
     assert_eq!(r[0].text, "alpha\nbeta\n");
     assert_opencode_cut(&r[1].text, &seq(5000), &s.home());
     // Exit 3 is not mentioned at all.
-    assert_eq!(r[2].text, "out\nerr\n");
+    assert!(
+        r[2].text == "out\nerr\n" || r[2].text == "err\nout\n",
+        "{:?}",
+        r[2].text
+    );
     assert_opencode_cut(&r[3].text, &seq(20000), &s.home());
     // Every step's token count in OpenCode's events is the server's.
     for t in out.turns().iter().filter(|t| t.shell_tool.is_some()) {
@@ -657,23 +618,26 @@ fn opencode_hands_the_model_small_failing_and_big_outputs() {
 }
 
 #[test]
-fn opencode_deny_rules_keep_the_command_from_running_and_the_session_goes_on() {
+fn opencode_rules_from_the_global_and_the_project_config_decide_which_commands_run() {
     let cli = AgentCli::Opencode;
     if !available(cli) {
         return;
     }
-    let config = r#"{"permission": {"bash": {"*": "allow", "./mk.sh*": "deny"}}}"#;
+    // A deny refuses the call with the rules quoted and the session goes on; a
+    // call that needs asking is rejected by `opencode run` and the session ends
+    // there, without the model being told.
+    let rules = r#"{"permission": {"bash": {"*": "ask", "./allowed.sh*": "allow", "./denied.sh*": "deny"}}}"#;
     for source in [
         "home/.config/opencode/opencode.json",
         "project/opencode.json",
     ] {
-        let s = Scratch::new(&format!("opencode-deny-{}", source.len()));
-        with_marker_script(&s);
-        s.write(source, config);
-        let out = run(cli, spec(&s, &["./mk.sh", "echo after"]));
+        let s = Scratch::new(&format!("opencode-rules-{}", source.len()));
+        with_scripts(&s);
+        s.write(source, rules);
+        let out = run(cli, spec(&s, &DENIED_ALLOWED_UNRULED));
         let r = out.tool_results();
         assert_eq!(r.len(), 2, "{source}: {}", out.describe());
-        assert!(!marker(&s), "{source}: the denied command ran");
+        assert!(!ran(&s, "denied"), "{source}: the denied command ran");
         assert!(
             r[0].text.starts_with("The user has specified a rule which prevents you from using this specific tool call. Here are some of the relevant rules ["),
             "{source}: {}",
@@ -681,54 +645,31 @@ fn opencode_deny_rules_keep_the_command_from_running_and_the_session_goes_on() {
         );
         assert!(
             r[0].text
-                .contains(r#"{"permission":"bash","pattern":"./mk.sh*","action":"deny"}"#),
+                .contains(r#"{"permission":"bash","pattern":"./denied.sh*","action":"deny"}"#),
             "{source}: {}",
             r[0].text
         );
-        assert_eq!(r[1].text, "after\n", "{source}");
-    }
-}
-
-#[test]
-fn opencode_an_allow_rule_runs_what_ask_would_reject_and_end() {
-    let cli = AgentCli::Opencode;
-    if !available(cli) {
-        return;
-    }
-    // `opencode run` rejects a call that needs asking, and the session ends
-    // there: the model is never told.
-    for allowed in [false, true] {
-        let s = Scratch::new(&format!("opencode-allow-{allowed}"));
-        with_marker_script(&s);
-        let rules = if allowed {
-            r#"{"permission": {"bash": {"*": "ask", "./mk.sh*": "allow"}}}"#
-        } else {
-            r#"{"permission": {"bash": {"*": "ask"}}}"#
-        };
-        s.write("home/.config/opencode/opencode.json", rules);
-        let out = run(cli, spec(&s, &["./mk.sh", "echo after"]));
-        assert_eq!(marker(&s), allowed, "{}", out.describe());
-        let r = out.tool_results();
-        if allowed {
-            assert_eq!(r.first().map(|r| r.text.as_str()), Some("made it\n"));
-        } else {
-            assert!(r.is_empty(), "{}", out.describe());
-            assert_eq!(
-                out.turns()
-                    .iter()
-                    .filter(|t| t.shell_tool.is_some())
-                    .count(),
-                1
-            );
-            assert!(
-                out.stderr
-                    .contains("permission requested: bash (./mk.sh); auto-rejecting"),
-                "{}",
-                out.describe()
-            );
-            assert!(out
-                .stdout
-                .contains("The user rejected permission to use this specific tool call."));
-        }
+        assert!(ran(&s, "allowed"), "{source}");
+        assert_eq!(r[1].text, "allowed ran\n", "{source}");
+        assert!(!ran(&s, "unruled"), "{source}");
+        assert!(
+            out.stderr
+                .contains("permission requested: bash (./unruled.sh); auto-rejecting"),
+            "{source}: {}",
+            out.describe()
+        );
+        assert!(out
+            .stdout
+            .contains("The user rejected permission to use this specific tool call."));
+        // The session ended at the rejection: no request carried its result.
+        assert_eq!(
+            out.turns()
+                .iter()
+                .filter(|t| t.shell_tool.is_some())
+                .count(),
+            3,
+            "{source}: {}",
+            out.describe()
+        );
     }
 }
