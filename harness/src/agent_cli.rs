@@ -265,6 +265,8 @@ impl AgentCli {
             }
             if started.elapsed() > spec.time_limit {
                 platform::kill_group(pgid);
+                // The leader itself, should the group kill have failed.
+                let _ = child.kill();
                 let _ = child.wait();
                 break (124, true);
             }
