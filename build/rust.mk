@@ -30,9 +30,17 @@ prereqs:
 
 # Everything, then the microVM smoke test (needs qemu-system-x86 and e2fsprogs;
 # skipped with a notice without them, unless LENS_REQUIRE_VM is set; .ci/run sets it).
-test: prereqs
+test: prereqs agents-if-possible
 	$(CARGO) test --workspace --locked
 	$(MAKE) --no-print-directory vm-smoke-if-possible
+
+# The real-client tests need the pinned agent CLIs (make agents, from the npm
+# registry); without npm they skip with one line each, unless LENS_REQUIRE_AGENTS
+# is set (.ci/run sets it).
+.PHONY: agents-if-possible
+agents-if-possible:
+	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory agents; \
+	else echo "make test: npm is not installed, so the real agent CLI tests are skipped (apt-get install npm)"; fi
 
 check: fmt-check clippy ruff
 

@@ -184,6 +184,9 @@ fn install(
         });
         println!("{}: changed {}", agent.name(), e.path.display());
     }
+    if let Some(needs) = agents::needs(agent, scope) {
+        println!("{}: {needs}", agent.name());
+    }
     manifest.save(state).map_err(|e| {
         format!(
             "cannot save the record of what changed in {} ({e})",

@@ -368,7 +368,24 @@ fn codex_cursor_and_opencode_get_what_they_read() {
         "--project",
         &[("proj/AGENTS.md", "# Agents\nRun make test.\n")],
     );
-    round_trip("codex", "--global", &[]);
+    let b = round_trip("codex", "--global", &[]);
+    // What the agent needs before the hook runs is said in one line.
+    let out = text(
+        &b.lens(&["init", "--agent", "codex", "--global"], None)
+            .stdout,
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("codex: Codex runs a new hook only once you trust it")),
+        "{out}"
+    );
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(b.home().join(".codex/hooks.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        settings["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+        "lens hook codex"
+    );
     round_trip("cursor", "--project", &[]);
     round_trip("opencode", "--project", &[]);
     round_trip(
