@@ -106,15 +106,20 @@ pub fn classify(line: &str) -> Result<Vec<String>, Raw> {
     }
 }
 
-/// Most output held in memory; a bigger full-output file is not read (its
-/// first part, as the agent gave it, is what the agent keeps).
+/// Most output held in memory; a bigger full-output file is not read, and the
+/// agent's own result stands.
 const HOLD: u64 = 64 << 20;
 
 /// Filters captured output: the view, or why the agent's own result stands.
 /// Diagnostics (a broken config, a filter panic) are pushed, never printed.
 pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, Raw> {
     let argv = classify(&c.line)?;
-    let full = c.full.as_ref().and_then(|p| read_full(p).ok());
+    // Where the agent kept the whole output, the part it handed over is not
+    // the output: a full file Lens cannot read leaves the agent's result alone.
+    let full = match &c.full {
+        Some(p) => Some(read_full(p).map_err(|_| Raw::NotStored)?),
+        None => None,
+    };
     let output: &[u8] = full.as_deref().unwrap_or(&c.output);
     if std::str::from_utf8(output).is_err() {
         return Err(Raw::NotText);

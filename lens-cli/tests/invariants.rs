@@ -186,4 +186,39 @@ proptest! {
         prop_assert_eq!(res.status.code(), Some(code));
         prop_assert!(res.stderr.is_empty(), "{}", String::from_utf8_lossy(&res.stderr));
     }
+
+    /// Invariants 4, 5 and 8 for output an agent captured: what `lens --as`
+    /// (the path every after-tool hook takes) prints is the output as it came,
+    /// or a view whose markers name line ranges inside it and whose handle opens
+    /// it byte for byte; and a file the agent asked to read is never shortened.
+    #[test]
+    fn captured_output_is_shown_whole_or_recoverable(out in text_stream(), line in prop_oneof![
+        Just("make 2>&1 | tail -n 400"), Just("cargo build"), Just("cd x && npx tsc"),
+        Just("echo $(date) && ./run.sh"), Just("cat build.log"), Just("sed -n 1,400p log.txt"),
+    ]) {
+        let sb = Sandbox::new();
+        let mut c = sb.lens();
+        c.args(["--as", line]).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        std::io::Write::write_all(child.stdin.as_mut().unwrap(), &out).unwrap();
+        drop(child.stdin.take());
+        let res = child.wait_with_output().unwrap();
+        prop_assert_eq!(res.status.code(), Some(0));
+        let reads_file = line.starts_with("cat ") || line.starts_with("sed ");
+        match handle_in(&res.stdout) {
+            None => prop_assert_eq!(&res.stdout, &out),
+            Some(h) => {
+                prop_assert!(!reads_file, "a file read was shortened");
+                prop_assert!(res.stdout.len() < out.len());
+                let lines = out.iter().filter(|&&b| b == b'\n').count() as u32;
+                for l in String::from_utf8_lossy(&res.stdout).lines() {
+                    if let Some(m) = Marker::parse(l) {
+                        prop_assert!(m.first >= 1 && m.last <= lines && m.first <= m.last, "{l}");
+                    }
+                }
+                let shown = sb.lens().args(["show", &h]).output().unwrap();
+                prop_assert_eq!(shown.stdout, out);
+            }
+        }
+    }
 }
