@@ -142,7 +142,8 @@ pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, R
         exit,
     };
     let started = SystemTime::now();
-    let seed = seed(&c.line, started);
+    // Seeded as `lens <cmd>` seeds a run, with the line in place of the argv.
+    let seed = crate::run::run_seed(std::slice::from_ref(&c.line), started);
     let content: [&[u8]; 2] = [&seed, output];
     let provisional = Handle::derive(&content, 0);
     let opts = |h| options(level, budget, Some(h), &settings);
@@ -234,23 +235,6 @@ fn read_full(path: &std::path::Path) -> io::Result<Vec<u8>> {
     let mut v = Vec::with_capacity(m.len() as usize);
     f.take(HOLD).read_to_end(&mut v)?;
     Ok(v)
-}
-
-/// What a captured run's handle is derived from: the line, the time, this
-/// process, and the OS's randomness, as for `lens <cmd>`.
-fn seed(line: &str, started: SystemTime) -> Vec<u8> {
-    use std::hash::{BuildHasher, Hasher};
-    let mut seed = line.as_bytes().to_vec();
-    let ns = started
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    seed.extend_from_slice(&ns.to_le_bytes());
-    seed.extend_from_slice(&std::process::id().to_le_bytes());
-    let random = std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish();
-    seed.extend_from_slice(&random.to_le_bytes());
-    seed
 }
 
 #[cfg(test)]

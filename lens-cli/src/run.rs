@@ -249,7 +249,7 @@ enum Event {
 /// The seed a run's handle is derived from: what ran, when, in which process,
 /// and eight bytes of the OS's randomness, so no command can print a marker with
 /// its own run's handle in advance.
-fn run_seed(argv: &[String], started: SystemTime) -> Vec<u8> {
+pub(crate) fn run_seed(argv: &[String], started: SystemTime) -> Vec<u8> {
     use std::hash::{BuildHasher, Hasher};
     let mut seed = argv.join("\0").into_bytes();
     let ns = started
