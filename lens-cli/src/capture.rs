@@ -15,12 +15,13 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use lens_core::sample::{count_newlines, Sampler};
 use lens_core::Stream;
 
+use crate::platform;
 use crate::store::RunDir;
 
 /// How much output is held in memory, both streams together, before a stream
@@ -72,6 +73,8 @@ pub struct Capture {
     pub eof: bool,
     /// The main thread took the capture before the end: the reader stops.
     abandoned: bool,
+    /// The main thread asked the reader to take what is there and stop.
+    stop: bool,
 }
 
 /// What both readers share: the memory held, and the run's store directory once
@@ -152,6 +155,7 @@ impl Capture {
             held_lines: 0,
             eof: false,
             abandoned: false,
+            stop: false,
         }
     }
 
@@ -228,8 +232,11 @@ impl Capture {
 }
 
 /// Reads `pipe` to its end into `cap`, then calls `done` (not when abandoned).
+/// Told to [`stop`], the reader takes what the pipe holds now (at most
+/// [`DRAIN_MAX`] more), then closes its end and calls `done`: a process still
+/// writing there gets SIGPIPE, as it would from a closed reader.
 pub fn read_into(
-    mut pipe: impl Read,
+    mut pipe: Box<dyn platform::Pipe>,
     cap: Arc<Mutex<Capture>>,
     shared: Arc<Shared>,
     done: impl FnOnce(Stream),
@@ -238,7 +245,22 @@ pub fn read_into(
     // enough that the sampler reads it while it is still in the cache.
     let mut buf = vec![0u8; 256 << 10];
     let stream = lock(&cap).stream;
+    let mut drained = 0u64;
     loop {
+        let stopping = lock(&cap).stop;
+        if stopping && drained >= DRAIN_MAX {
+            break;
+        }
+        if !pipe.readable(if stopping { 0 } else { 50 }) {
+            let c = lock(&cap);
+            if c.abandoned {
+                return;
+            }
+            if c.stop {
+                break;
+            }
+            continue;
+        }
         let n = match pipe.read(&mut buf) {
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -252,9 +274,21 @@ pub fn read_into(
             c.eof = true;
             break;
         }
+        if c.stop {
+            drained += n as u64;
+        }
         c.take(&buf[..n], &shared);
     }
+    drop(pipe);
     done(stream);
+}
+
+/// How much a stopped reader still takes from its pipe.
+pub const DRAIN_MAX: u64 = 4 << 20;
+
+/// Tells the reader of `cap` to take what its pipe holds and stop.
+pub fn stop(cap: &Arc<Mutex<Capture>>) {
+    lock(cap).stop = true;
 }
 
 /// Takes a capture from its reader, finished or not: a reader still running stops
@@ -274,20 +308,40 @@ fn lock(cap: &Arc<Mutex<Capture>>) -> MutexGuard<'_, Capture> {
 /// as fetched).
 pub static PRINTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Writes bytes to Lens's own stdout or stderr; a closed pipe is not Lens's
-/// failure, so write errors are ignored.
-pub fn print_to(stream: Stream, bytes: &[u8]) {
-    PRINTED.fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
+/// Per stream of Lens's own, bit 0 for stdout and 1 for stderr: its reader is
+/// gone; bits 2 and 3: a signal came while it was not reading. Either way Lens
+/// writes no more to it.
+static STOPPED: AtomicU8 = AtomicU8::new(0);
+
+fn std_of(stream: Stream) -> (platform::Std, u8) {
     match stream {
-        Stream::Stdout => {
-            let mut o = io::stdout().lock();
-            let _ = o.write_all(bytes);
-            let _ = o.flush();
+        Stream::Stdout => (platform::Std::Out, 0),
+        Stream::Stderr => (platform::Std::Err, 1),
+    }
+}
+
+/// True when the reader of Lens's own `stream` went away while Lens wrote to it.
+pub fn reader_went(stream: Stream) -> bool {
+    STOPPED.load(Ordering::SeqCst) & (1 << std_of(stream).1) != 0
+}
+
+/// Writes bytes to Lens's own stdout or stderr. A closed pipe is not Lens's
+/// failure and a reader that stopped reading must not hold Lens past a signal,
+/// so neither is an error: Lens writes no more to that stream (see
+/// [`reader_went`]).
+pub fn print_to(stream: Stream, bytes: &[u8]) {
+    PRINTED.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+    let (s, bit) = std_of(stream);
+    if STOPPED.load(Ordering::SeqCst) & (0b101 << bit) != 0 {
+        return;
+    }
+    match platform::write_polled(s, bytes) {
+        Ok(()) => {}
+        Err(platform::WriteStop::Gone) => {
+            STOPPED.fetch_or(1 << bit, Ordering::SeqCst);
         }
-        Stream::Stderr => {
-            let mut e = io::stderr().lock();
-            let _ = e.write_all(bytes);
-            let _ = e.flush();
+        Err(_) => {
+            STOPPED.fetch_or(4 << bit, Ordering::SeqCst);
         }
     }
 }

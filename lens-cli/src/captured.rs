@@ -163,6 +163,7 @@ pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, R
         stderr_bytes: 0,
         stdout_lines: store::count_lines(output),
         stderr_lines: 0,
+        ..store::Meta::default()
     };
     // The full output reaches the store before the view is answered.
     let handle = store::save(&paths::store(), &content, &meta, output, b"").map_err(|e| {

@@ -39,32 +39,49 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
         return spawn_failure(&argv[0], &err);
     }
 
-    // A child whose stdin is not a terminal leads its own process group, so a
-    // signal Lens forwards reaches everything it started. One reading a terminal
-    // stays in the terminal's foreground group, where it may read.
-    let own_group = !io::stdin().is_terminal();
-    if own_group {
-        platform::own_process_group(&mut cmd);
-    }
+    // The child runs as the caller set Lens up: in Lens's process group (a kill
+    // aimed at the group, or a terminal's foreground, covers both), with the
+    // descriptors and ignored signals the caller gave.
+    platform::inherit_callers_setup(&mut cmd);
     platform::catch_signals();
-    let mut child = match cmd
-        .stdin(Stdio::inherit())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-    {
+    // The caller gave one file as stdout and stderr (`2>&1`): one pipe for both
+    // keeps the order the child wrote them in.
+    let merged = platform::stdout_is_stderr()
+        .then(platform::pipe)
+        .and_then(Result::ok)
+        .and_then(|(r, w)| Some((r, w.try_clone().ok()?, w)));
+    cmd.stdin(Stdio::inherit());
+    let mut merged_reader = None;
+    match merged {
+        Some((r, w1, w2)) => {
+            cmd.stdout(Stdio::from(w1)).stderr(Stdio::from(w2));
+            merged_reader = Some(r);
+        }
+        None => {
+            cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        }
+    }
+    let spawned = cmd.spawn();
+    // The command holds the parent's copies of the merged pipe's write end: they
+    // must close here, or the pipe never ends.
+    drop(cmd);
+    let mut child = match spawned {
         Ok(c) => c,
         Err(e) => {
             platform::restore_signals();
             return spawn_failure(&argv[0], &e);
         }
     };
+    let merged = merged_reader.is_some();
     let child_id = child.id();
-    platform::forward_signals_to(child_id, own_group);
+    platform::forward_signals_to(child_id);
     if let Some(p) = &child.stdout {
         platform::enlarge_pipe(p);
     }
     if let Some(p) = &child.stderr {
+        platform::enlarge_pipe(p);
+    }
+    if let Some(p) = &merged_reader {
         platform::enlarge_pipe(p);
     }
 
@@ -73,15 +90,18 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     let caps = [Stream::Stdout, Stream::Stderr].map(|s| Arc::new(Mutex::new(Capture::new(s))));
     let (done_tx, done_rx) = mpsc::channel::<Event>();
     // One reader per stream: a single reader deadlocks once the unread pipe fills.
-    let pipes: [Option<Box<dyn Read + Send>>; 2] = [
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    let pipes: [Option<Box<dyn platform::Pipe>>; 2] = [
+        match merged_reader {
+            Some(r) => Some(Box::new(r) as Box<dyn platform::Pipe>),
+            None => child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn platform::Pipe>),
+        },
         child
             .stderr
             .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+            .map(|p| Box::new(p) as Box<dyn platform::Pipe>),
     ];
     let mut open = 0;
     for (pipe, cap) in pipes.into_iter().zip(&caps) {
@@ -100,16 +120,40 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     });
     drop(done_tx);
 
-    // Until both pipes end and the child exits; after a signal, at most GRACE more.
+    // Until both pipes end and the child exits; after a signal, at most GRACE
+    // more; after the child exits, at most AFTER_EXIT for a pipe a process it
+    // started still holds.
     let mut status = None;
     let mut deadline: Option<Instant> = None;
+    let mut settle: Option<Instant> = None;
+    let mut stopped_at: Option<Instant> = None;
+    let mut stdout_gone = false;
     while open > 0 || status.is_none() {
+        let now = Instant::now();
         if deadline.is_none() && platform::received_signal().is_some() {
-            deadline = Some(Instant::now() + GRACE);
+            deadline = Some(now + GRACE);
+        }
+        if !stdout_gone && platform::reader_gone(platform::Std::Out) {
+            // The reader of Lens's stdout is gone: the child's stdout pipe closes
+            // too, and the child meets the closed pipe it would have met raw.
+            stdout_gone = true;
+            capture::stop(&caps[0]);
+        }
+        if status.is_some() && settle.is_none() {
+            settle = Some(now + AFTER_EXIT);
+        }
+        if settle.is_some_and(|t| now >= t) && stopped_at.is_none() {
+            for c in &caps {
+                capture::stop(c);
+            }
+            stopped_at = Some(now);
+        }
+        if stopped_at.is_some_and(|t| now >= t + STOP_WAIT) {
+            break;
         }
         let wait = match deadline {
-            Some(d) if d <= Instant::now() => break,
-            Some(d) => d - Instant::now(),
+            Some(d) if d <= now => break,
+            Some(d) => d - now,
             None => POLL,
         };
         match done_rx.recv_timeout(wait.min(POLL)) {
@@ -128,6 +172,15 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     // Cut short, Lens reports its own death: the exit status a shell would show.
     let exit = cut.map_or(child_exit, |s| 128 + s);
     let [out, err] = caps.map(|c| capture::take(&c));
+    // The child exited and a process it started still held a stream open: what
+    // it wrote after the grace period was not captured.
+    let lingered: Vec<Stream> = [&out, &err]
+        .into_iter()
+        .filter(|c| stopped_at.is_some() && !c.eof && !(stdout_gone && c.stream == Stream::Stdout))
+        .map(|c| c.stream)
+        .collect();
+    // Kept in the store even when nothing is elided: the run did not end on its own.
+    let cut_short = cut.or(stdout_gone.then_some(13));
 
     let mut diagnostics = Vec::new();
     let config = load_config(&mut diagnostics);
@@ -144,7 +197,9 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
             .unwrap_or_default(),
         exit,
         signal,
-        cut_short: cut,
+        cut_short,
+        merged,
+        lingered: lingered.iter().map(|s| s.name().to_string()).collect(),
         start_ms: now_ms(started),
         duration_ms,
         stdout_bytes: out.bytes,
@@ -157,6 +212,8 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
         exit,
         opts: options(level, budget, None, &settings),
         cut,
+        keep: cut_short.is_some(),
+        lingered: lingered.clone(),
     };
     let mut spill = shared.spill();
     let stored_run = spill.run.take();
@@ -172,7 +229,7 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
             if let Some(d) = run_dir {
                 d.remove();
             }
-            print_cut(cut, None);
+            run.print_notices(None);
             (shown, None)
         }
         (None, Some(run_dir)) => {
@@ -190,12 +247,25 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
                     ));
                     let shown = out.print_raw() + err.print_raw();
                     run_dir.remove();
-                    print_cut(cut, None);
+                    run.print_notices(None);
                     (shown, None)
                 }
             }
         }
         (None, None) => run.show_held(&out, &err, &seed, &meta(&out, &err), &mut diagnostics),
+    };
+    // Lens met its stdout's closed reader while it wrote the view: it ends as a
+    // writer killed by the pipe's SIGPIPE would.
+    // A signal that came while Lens wrote the view (to a reader that stopped
+    // reading) ends it as it would have ended the command.
+    let late = platform::received_signal().filter(|_| cut.is_none());
+    let cut_short = cut_short.or(late);
+    let final_exit = if let Some(s) = late {
+        128 + s
+    } else if cut.is_none() && !stdout_gone && capture::reader_went(Stream::Stdout) {
+        128 + 13
+    } else {
+        exit
     };
     // Diagnostics only after the child's output has been written and flushed.
     for d in &diagnostics {
@@ -208,12 +278,12 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
             argv: argv.clone(),
             level: level.digit(),
             passthrough: false,
-            exit: Some(exit),
+            exit: Some(final_exit),
             dur_ms: Some(duration_ms),
             bytes_in: Some(out.bytes + err.bytes),
             bytes_out: Some(bytes_out),
             handle: handle.map(|h| h.to_string()),
-            cut_short: cut,
+            cut_short,
             hook: None,
             fetch: false,
             project: std::env::current_dir()
@@ -225,18 +295,17 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
         let caps = config.map(|c| c.store).unwrap_or_default();
         store::maybe_prune(&paths::store(), &caps, SystemTime::now(), Some(&h));
     }
-    if cut.is_some() && status.is_none() {
-        // The child outlived the grace period: it ignored the signal. Lens exits
-        // now; the kernel's parent-death signal (Linux) or the child's next write
-        // to a closed pipe ends it.
-        let _ = child_id;
-    }
-    exit
+    final_exit
 }
 
 /// How long Lens waits, after a signal, for the child to end and its pipes to
 /// close before it shows what it has.
 const GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
+/// How long Lens waits, after the child exits, for pipes a process it started
+/// may still hold (`sh -c 'daemon & echo started'`): the shell would not wait.
+const AFTER_EXIT: std::time::Duration = std::time::Duration::from_millis(250);
+/// How long a reader told to stop has to report.
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_millis(300);
 /// How often the main thread looks for a caught signal while it waits.
 const POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
@@ -354,7 +423,12 @@ struct Run<'a> {
     argv: &'a [String],
     exit: i32,
     opts: Options,
+    /// The signal Lens caught, if one cut the run short.
     cut: Option<i32>,
+    /// Stored even when the view elides nothing: the run did not end on its own.
+    keep: bool,
+    /// Streams a process the child started still held open when Lens stopped.
+    lingered: Vec<Stream>,
 }
 
 impl Run<'_> {
@@ -384,7 +458,7 @@ impl Run<'_> {
                 None => f.print_raw(),
             };
         }
-        shown + print_cut(self.cut, Some(handle))
+        shown + self.print_notices(Some(handle))
     }
 
     /// Shows a run held whole in memory: the view, stored first when it elides
@@ -417,7 +491,7 @@ impl Run<'_> {
         let mut shown = guarded_view(&req, &with(Some(provisional)), diagnostics);
         let changed = shown.stdout[..] != stdout[..] || shown.stderr[..] != stderr[..];
         let mut handle = None;
-        if changed || self.cut.is_some() {
+        if changed || self.keep {
             // The full output reaches the store before any of the view is printed.
             match store::save(&paths::store(), &content, meta, stdout, stderr) {
                 Ok(h) => {
@@ -436,32 +510,45 @@ impl Run<'_> {
             }
         }
         write_streams(&shown.stdout, &shown.stderr);
-        let cut = print_cut(self.cut, handle);
+        let cut = self.print_notices(handle);
         (shown.len() as u64 + cut, handle)
     }
 }
 
-/// Ends the view with the cut-short notice when a signal stopped the run;
-/// returns the bytes printed.
-fn print_cut(cut: Option<i32>, handle: Option<Handle>) -> u64 {
-    let Some(signum) = cut else { return 0 };
-    let notice = lens_core::CutShort {
-        signal: platform::signal_name(signum),
-        handle: handle.map(|h| h.to_string()),
-    };
-    let line = format!("{}\n", notice.render());
-    capture::print_to(Stream::Stderr, line.as_bytes());
-    line.len() as u64
+impl Run<'_> {
+    /// Ends the view with Lens's notices: the cut-short notice when a signal
+    /// stopped the run, and one when a process the child started kept a stream
+    /// open past its exit; returns the bytes printed.
+    fn print_notices(&self, handle: Option<Handle>) -> u64 {
+        let mut text = String::new();
+        if !self.lingered.is_empty() {
+            let names: Vec<&str> = self.lingered.iter().map(|s| s.name()).collect();
+            text.push_str(&format!(
+                "[lens: the command exited but a process it started kept {} open; what that process wrote later was not captured]\n",
+                names.join(" and ")
+            ));
+        }
+        if let Some(signum) = self.cut {
+            let notice = lens_core::CutShort {
+                signal: platform::signal_name(signum),
+                handle: handle.map(|h| h.to_string()),
+            };
+            text.push_str(&notice.render());
+            text.push('\n');
+        }
+        if text.is_empty() {
+            return 0;
+        }
+        capture::print_to(Stream::Stderr, text.as_bytes());
+        text.len() as u64
+    }
 }
 
 pub(crate) fn write_streams(out: &[u8], err: &[u8]) {
-    // A closed pipe (`lens git log | head`) is not Lens's failure: ignore write errors.
-    let mut o = io::stdout().lock();
-    let _ = o.write_all(out);
-    let _ = o.flush();
-    let mut e = io::stderr().lock();
-    let _ = e.write_all(err);
-    let _ = e.flush();
+    // A closed pipe (`lens git log | head`) is not Lens's failure (print_to
+    // notes it for the exit code).
+    capture::print_to(Stream::Stdout, out);
+    capture::print_to(Stream::Stderr, err);
 }
 
 pub(crate) fn spawn_failure(program: &str, e: &io::Error) -> i32 {

@@ -39,6 +39,14 @@ pub struct Meta {
     /// the child was when it came.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut_short: Option<i32>,
+    /// The caller merged stdout and stderr (`2>&1`): both are in `stdout`, in the
+    /// order the command wrote them, and `stderr` is empty.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub merged: bool,
+    /// Streams a process the command started kept open after it exited: what was
+    /// written to them after Lens stopped waiting is not here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lingered: Vec<String>,
     /// Start time, milliseconds since the Unix epoch.
     pub start_ms: u64,
     /// Wall-clock duration in milliseconds.
