@@ -75,6 +75,9 @@ pub struct Capture {
     abandoned: bool,
     /// The main thread asked the reader to take what is there and stop.
     stop: bool,
+    /// While the stream is held in memory, its store file, written as it
+    /// arrives: if Lens is killed outright, what it read is there.
+    pub journal: Option<File>,
 }
 
 /// What both readers share: the memory held, and the run's store directory once
@@ -94,6 +97,9 @@ pub struct Spill {
     pub run: Option<RunDir>,
     /// Why the store could not take the output, once it could not.
     pub failed: Option<String>,
+    /// What the store's note of a run in progress says (see
+    /// [`crate::store::register_running`]).
+    pub note: Vec<u8>,
 }
 
 impl Shared {
@@ -108,6 +114,7 @@ impl Shared {
                 seed,
                 run: None,
                 failed: None,
+                note: Vec::new(),
             }),
         })
     }
@@ -126,7 +133,10 @@ impl Spill {
         }
         if self.run.is_none() {
             match RunDir::create(&self.root, &[&self.seed]) {
-                Ok(r) => self.run = Some(r),
+                Ok(r) => {
+                    crate::store::register_running(&self.root, &r.handle, &self.note);
+                    self.run = Some(r);
+                }
                 Err(e) => {
                     self.fail(&e);
                     return Err(e);
@@ -156,6 +166,7 @@ impl Capture {
             eof: false,
             abandoned: false,
             stop: false,
+            journal: None,
         }
     }
 
@@ -166,6 +177,10 @@ impl Capture {
         match &mut self.body {
             Body::Memory(buf) => {
                 buf.extend_from_slice(chunk);
+                if let Some(f) = &mut self.journal {
+                    // A journal that fails is rewritten whole at the end.
+                    let _ = f.write_all(chunk);
+                }
                 let lines = count_newlines(chunk);
                 self.held_lines += lines;
                 let n = chunk.len() as u64;
@@ -202,9 +217,12 @@ impl Capture {
             .fetch_sub(self.held_lines, Ordering::SeqCst);
         self.held_lines = 0;
         let mut spill = shared.spill();
-        let opened = spill
-            .run_dir()
-            .and_then(|run| run.create_stream(self.stream.name()));
+        let opened = match self.journal.take() {
+            Some(f) => rewind(f),
+            None => spill
+                .run_dir()
+                .and_then(|run| run.create_stream(self.stream.name())),
+        };
         let written = opened.and_then(|mut f| f.write_all(&buf).map(|()| f));
         match written {
             Ok(file) => {
@@ -217,6 +235,28 @@ impl Capture {
                 drop(spill);
                 print_to(self.stream, &buf);
             }
+        }
+    }
+
+    /// Starts writing a stream held in memory to the store as it arrives (a run
+    /// that has gone on for a while): a kill Lens cannot catch then costs the
+    /// view, not the output. A store that cannot take it changes nothing here.
+    pub fn start_journal(&mut self, shared: &Shared) {
+        let Body::Memory(buf) = &self.body else {
+            return;
+        };
+        if self.journal.is_some() {
+            return;
+        }
+        let mut spill = shared.spill();
+        let Ok(run) = spill.run_dir() else {
+            return;
+        };
+        let file = run
+            .create_stream(self.stream.name())
+            .and_then(|mut f| f.write_all(buf).map(|()| f));
+        if let Ok(f) = file {
+            self.journal = Some(f);
         }
     }
 
@@ -281,6 +321,18 @@ pub fn read_into(
     }
     drop(pipe);
     done(stream);
+}
+
+/// Empties a store file for writing from its start.
+pub fn rewind(mut f: File) -> io::Result<File> {
+    f.set_len(0)?;
+    f.seek(SeekFrom::Start(0))?;
+    Ok(f)
+}
+
+/// Starts the journal of `cap` (see [`Capture::start_journal`]).
+pub fn start_journal(cap: &Arc<Mutex<Capture>>, shared: &Shared) {
+    lock(cap).start_journal(shared);
 }
 
 /// How much a stopped reader still takes from its pipe.

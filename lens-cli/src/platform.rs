@@ -624,7 +624,16 @@ pub fn alive(pid: u32) -> bool {
         return false;
     };
     // SAFETY: signal 0 only checks that the process exists.
-    pid > 0 && (unsafe { sig::kill(pid, 0) } == 0 || sig::errno() == 1)
+    let exists = pid > 0 && (unsafe { sig::kill(pid, 0) } == 0 || sig::errno() == 1);
+    // A zombie nobody reaped yet (its parent was killed with it) has ended.
+    #[cfg(target_os = "linux")]
+    if exists {
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            return !state.starts_with('Z') && !state.starts_with('X');
+        }
+    }
+    exists
 }
 
 /// Taken to be alive: nothing here can tell.

@@ -87,6 +87,15 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
 
     let seed = run_seed(&argv, started);
     let shared = capture::Shared::new(capture::Limits::DEFAULT, paths::store(), seed.clone());
+    shared.spill().note = serde_json::to_vec(&store::RunningNote {
+        pid: std::process::id(),
+        argv: argv.clone(),
+        cwd: std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
+        start_ms: now_ms(started),
+    })
+    .unwrap_or_default();
     let caps = [Stream::Stdout, Stream::Stderr].map(|s| Arc::new(Mutex::new(Capture::new(s))));
     let (done_tx, done_rx) = mpsc::channel::<Event>();
     // One reader per stream: a single reader deadlocks once the unread pipe fills.
@@ -128,8 +137,16 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     let mut settle: Option<Instant> = None;
     let mut stopped_at: Option<Instant> = None;
     let mut stdout_gone = false;
+    let mut journaled = false;
     while open > 0 || status.is_none() {
         let now = Instant::now();
+        if !journaled && status.is_none() && clock.elapsed() >= JOURNAL_AFTER {
+            // A run that goes on is written to the store as it arrives.
+            for c in &caps {
+                capture::start_journal(c, &shared);
+            }
+            journaled = true;
+        }
         if deadline.is_none() && platform::received_signal().is_some() {
             deadline = Some(now + GRACE);
         }
@@ -232,6 +249,13 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
             run.print_notices(None);
             (shown, None)
         }
+        (None, Some(run_dir)) if out.held() && err.held() => run.show_held(
+            &out,
+            &err,
+            (&seed, Some(run_dir)),
+            &meta(&out, &err),
+            &mut diagnostics,
+        ),
         (None, Some(run_dir)) => {
             let h = run_dir.handle;
             let stored = out
@@ -252,12 +276,17 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
                 }
             }
         }
-        (None, None) => run.show_held(&out, &err, &seed, &meta(&out, &err), &mut diagnostics),
+        (None, None) => run.show_held(
+            &out,
+            &err,
+            (&seed, None),
+            &meta(&out, &err),
+            &mut diagnostics,
+        ),
     };
-    // Lens met its stdout's closed reader while it wrote the view: it ends as a
-    // writer killed by the pipe's SIGPIPE would.
     // A signal that came while Lens wrote the view (to a reader that stopped
-    // reading) ends it as it would have ended the command.
+    // reading) ends it as it would have ended the command; a closed reader met
+    // while writing the view ends it as a writer killed by SIGPIPE.
     let late = platform::received_signal().filter(|_| cut.is_none());
     let cut_short = cut_short.or(late);
     let final_exit = if let Some(s) = late {
@@ -291,6 +320,36 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
                 .map(|d| init::project_root(&d).display().to_string()),
         },
     );
+    // A run an earlier Lens could not finish (killed outright) is logged now, as
+    // cut short, and its stored output named.
+    for (h, m) in store::recover_killed(&paths::store()) {
+        runlog::append(
+            &paths::log_dir(),
+            &runlog::Record {
+                ts_ms: m.start_ms,
+                argv: m.argv.clone(),
+                level: level.digit(),
+                passthrough: false,
+                exit: Some(m.exit),
+                dur_ms: Some(m.duration_ms),
+                bytes_in: Some(m.stdout_bytes + m.stderr_bytes),
+                bytes_out: Some(0),
+                handle: Some(h.to_string()),
+                cut_short: m.cut_short,
+                fetch: false,
+                hook: None,
+                project: Some(
+                    init::project_root(std::path::Path::new(&m.cwd))
+                        .display()
+                        .to_string(),
+                ),
+            },
+        );
+        eprintln!(
+            "lens: an earlier run of `{}` was killed before it could show its output; what it printed is stored: lens show {h}",
+            m.argv.join(" ")
+        );
+    }
     if let Some(h) = handle {
         let caps = config.map(|c| c.store).unwrap_or_default();
         store::maybe_prune(&paths::store(), &caps, SystemTime::now(), Some(&h));
@@ -306,6 +365,8 @@ const GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
 const AFTER_EXIT: std::time::Duration = std::time::Duration::from_millis(250);
 /// How long a reader told to stop has to report.
 const STOP_WAIT: std::time::Duration = std::time::Duration::from_millis(300);
+/// How long a run goes before its output is written to the store as it arrives.
+const JOURNAL_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
 /// How often the main thread looks for a caught signal while it waits.
 const POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
@@ -341,7 +402,8 @@ struct Finished {
 }
 
 enum FinishedBody {
-    Memory(Vec<u8>),
+    /// Held whole, and maybe written to the store as it came (the journal).
+    Memory(Vec<u8>, Option<std::fs::File>),
     Stored {
         file: std::fs::File,
         sample: lens_core::sample::Sample,
@@ -352,7 +414,7 @@ enum FinishedBody {
 impl From<Capture> for Finished {
     fn from(c: Capture) -> Finished {
         let body = match c.body {
-            capture::Body::Memory(b) => FinishedBody::Memory(b),
+            capture::Body::Memory(b) => FinishedBody::Memory(b, c.journal),
             capture::Body::Stored { file, sampler } => FinishedBody::Stored {
                 file,
                 sample: (*sampler).finish(),
@@ -368,9 +430,14 @@ impl From<Capture> for Finished {
 }
 
 impl Finished {
+    /// True when the stream is whole in memory.
+    fn held(&self) -> bool {
+        matches!(self.body, FinishedBody::Memory(..))
+    }
+
     fn lines(&self) -> u64 {
         match &self.body {
-            FinishedBody::Memory(b) => store::count_lines(b),
+            FinishedBody::Memory(b, _) => store::count_lines(b),
             FinishedBody::Stored { sample, .. } => sample.lines,
             FinishedBody::Printed => 0,
         }
@@ -380,7 +447,8 @@ impl Finished {
     /// there already).
     fn finish_store(&self, run: &store::RunDir) -> io::Result<()> {
         match &self.body {
-            FinishedBody::Memory(b) => run.create_stream(self.stream.name())?.write_all(b),
+            FinishedBody::Memory(b, Some(f)) => capture::rewind(f.try_clone()?)?.write_all(b),
+            FinishedBody::Memory(b, None) => run.create_stream(self.stream.name())?.write_all(b),
             FinishedBody::Stored { file, .. } => file.sync_data().or(Ok(())),
             FinishedBody::Printed => Err(io::Error::other("the stream was printed unstored")),
         }
@@ -389,7 +457,7 @@ impl Finished {
     /// What the pipeline reads of the stream.
     fn input(&self) -> lens_core::Input<'_> {
         let part = match &self.body {
-            FinishedBody::Memory(b) => std::str::from_utf8(b).ok().map(lens_core::Part::whole),
+            FinishedBody::Memory(b, _) => std::str::from_utf8(b).ok().map(lens_core::Part::whole),
             FinishedBody::Stored { sample, .. } => sample.part(),
             FinishedBody::Printed => None,
         };
@@ -402,7 +470,7 @@ impl Finished {
     /// Prints the stream as the child wrote it; returns the bytes printed now.
     fn print_raw(&self) -> u64 {
         match &self.body {
-            FinishedBody::Memory(b) => {
+            FinishedBody::Memory(b, _) => {
                 capture::print_to(self.stream, b);
                 b.len() as u64
             }
@@ -468,12 +536,16 @@ impl Run<'_> {
         &self,
         out: &Finished,
         err: &Finished,
-        seed: &[u8],
+        (seed, journal): (&[u8], Option<store::RunDir>),
         meta: &store::Meta,
         diagnostics: &mut Vec<String>,
     ) -> (u64, Option<Handle>) {
-        let (FinishedBody::Memory(stdout), FinishedBody::Memory(stderr)) = (&out.body, &err.body)
+        let (FinishedBody::Memory(stdout, _), FinishedBody::Memory(stderr, _)) =
+            (&out.body, &err.body)
         else {
+            if let Some(j) = journal {
+                j.remove();
+            }
             return (out.print_raw() + err.print_raw(), None);
         };
         let req = Request {
@@ -492,8 +564,25 @@ impl Run<'_> {
         let changed = shown.stdout[..] != stdout[..] || shown.stderr[..] != stderr[..];
         let mut handle = None;
         if changed || self.keep {
-            // The full output reaches the store before any of the view is printed.
-            match store::save(&paths::store(), &content, meta, stdout, stderr) {
+            // The full output reaches the store before any of the view is printed;
+            // a run written there as it arrived is finished where it is.
+            let saved = match journal {
+                Some(j) => {
+                    let done = out
+                        .finish_store(&j)
+                        .and_then(|()| err.finish_store(&j))
+                        .and_then(|()| j.write_meta(meta));
+                    match done {
+                        Ok(()) => Ok(j.handle),
+                        Err(e) => {
+                            j.remove();
+                            Err(e)
+                        }
+                    }
+                }
+                None => store::save(&paths::store(), &content, meta, stdout, stderr),
+            };
+            match saved {
                 Ok(h) => {
                     if h != provisional {
                         shown = guarded_view(&req, &with(Some(h)), diagnostics);
@@ -508,6 +597,8 @@ impl Run<'_> {
                     shown = view(&req, &with(None));
                 }
             }
+        } else if let Some(j) = journal {
+            j.remove();
         }
         write_streams(&shown.stdout, &shown.stderr);
         let cut = self.print_notices(handle);

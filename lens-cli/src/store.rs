@@ -111,16 +111,26 @@ impl RunDir {
     }
 
     /// Writes `meta.json`, last: a run without it is shown with what it holds.
+    /// The run is no longer in progress.
     pub fn write_meta(&self, meta: &Meta) -> io::Result<()> {
         let json = serde_json::to_vec_pretty(meta).map_err(io::Error::other)?;
         let mut f = platform::create_private_file(&self.dir.join("meta.json"))?;
         f.write_all(&json)?;
-        f.flush()
+        f.flush()?;
+        self.done();
+        Ok(())
     }
 
-    /// Removes the run: it could not be stored whole.
+    /// Removes the run: it could not be stored whole, or needs no storing.
     pub fn remove(self) {
         let _ = fs::remove_dir_all(&self.dir);
+        self.done();
+    }
+
+    fn done(&self) {
+        if let Some(root) = self.dir.parent() {
+            let _ = fs::remove_file(root.join(RUNNING).join(self.handle.to_string()));
+        }
     }
 }
 
@@ -236,6 +246,120 @@ pub fn load(root: &Path, handle: &str) -> Result<Stored, String> {
         meta_warning,
         dir,
     })
+}
+
+/// The directory of notes on runs in progress, one file per handle: a run Lens
+/// could not finish (killed outright) is found there by the next run.
+const RUNNING: &str = ".running";
+
+/// What the note of a run in progress says.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
+pub struct RunningNote {
+    /// Lens's process id.
+    pub pid: u32,
+    /// The command line.
+    pub argv: Vec<String>,
+    /// Its working directory.
+    pub cwd: String,
+    /// When it started, milliseconds since the epoch.
+    pub start_ms: u64,
+}
+
+/// Notes that the run `h` is in progress; errors are swallowed (the note only
+/// serves the recovery of a run killed outright).
+pub fn register_running(root: &Path, h: &Handle, note: &[u8]) {
+    let dir = root.join(RUNNING);
+    if platform::create_private_dir(&dir).is_err() {
+        return;
+    }
+    if let Ok(mut f) = platform::create_private_file(&dir.join(h.to_string())) {
+        let _ = f.write_all(note);
+    }
+}
+
+/// Runs left in progress by a Lens that is gone (killed outright): each gets the
+/// `meta.json` its run could not write, saying it was cut short by SIGKILL (the
+/// one signal Lens cannot catch), and is returned so the caller logs it.
+pub fn recover_killed(root: &Path) -> Vec<(Handle, Meta)> {
+    let Ok(entries) = fs::read_dir(root.join(RUNNING)) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for e in entries.filter_map(Result::ok) {
+        let Some(h) = e.file_name().to_str().and_then(Handle::parse) else {
+            continue;
+        };
+        let mut text = Vec::new();
+        let read =
+            platform::open_nofollow(&e.path()).and_then(|f| f.take(1 << 20).read_to_end(&mut text));
+        let note: RunningNote = read
+            .ok()
+            .and_then(|_| serde_json::from_slice(&text).ok())
+            .unwrap_or_default();
+        if note.pid == std::process::id() || (note.pid != 0 && platform::alive(note.pid)) {
+            continue;
+        }
+        let dir = root.join(h.to_string());
+        let _ = fs::remove_file(e.path());
+        if !dir.is_dir() || fs::symlink_metadata(dir.join("meta.json")).is_ok() {
+            continue;
+        }
+        let run = RunDir { handle: h, dir };
+        let stream = |name: &str| -> (u64, u64, Option<SystemTime>) {
+            let Ok(f) = platform::open_nofollow(&run.dir.join(name)) else {
+                return (0, 0, None);
+            };
+            let m = f.metadata().ok();
+            let (bytes, lines) = count_file(f);
+            (bytes, lines, m.and_then(|m| m.modified().ok()))
+        };
+        let (ob, ol, ot) = stream("stdout");
+        let (eb, el, et) = stream("stderr");
+        let last = ot.max(et).map_or(note.start_ms, |t| {
+            t.duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64)
+        });
+        let meta = Meta {
+            argv: note.argv,
+            cwd: note.cwd,
+            exit: 128 + 9,
+            signal: None,
+            cut_short: Some(9),
+            start_ms: note.start_ms,
+            duration_ms: last.saturating_sub(note.start_ms),
+            stdout_bytes: ob,
+            stderr_bytes: eb,
+            stdout_lines: ol,
+            stderr_lines: el,
+            ..Meta::default()
+        };
+        for name in ["stdout", "stderr"] {
+            if fs::symlink_metadata(run.dir.join(name)).is_err() {
+                let _ = run.create_stream(name);
+            }
+        }
+        if run.write_meta(&meta).is_ok() {
+            found.push((h, meta));
+        }
+    }
+    found
+}
+
+/// Bytes and lines (as markers count them) of a stored stream, read in pieces.
+fn count_file(mut f: File) -> (u64, u64) {
+    let mut buf = vec![0u8; 256 << 10];
+    let (mut bytes, mut newlines, mut last) = (0u64, 0u64, b'\n');
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                bytes += n as u64;
+                newlines += lens_core::sample::count_newlines(&buf[..n]);
+                last = buf[n - 1];
+            }
+        }
+    }
+    (bytes, newlines + u64::from(bytes > 0 && last != b'\n'))
 }
 
 const PRUNE_STAMP: &str = ".pruned";

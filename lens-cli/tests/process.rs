@@ -320,3 +320,36 @@ fn a_command_reading_the_terminal_is_in_its_foreground() {
     assert!(status.success(), "{out}");
     assert!(out.contains("got hello"), "{out}");
 }
+
+#[test]
+fn a_run_killed_outright_is_stored_and_the_next_run_logs_it_as_cut_short() {
+    let sb = Sandbox::new();
+    if Command::new("timeout").arg("--version").output().is_err() {
+        eprintln!("skipped: timeout is not installed");
+        return;
+    }
+    let script =
+        r#"timeout -s KILL 2 "$LENS" sh -c 'for i in 1 2 3; do echo step $i; done; sleep 20'"#;
+    let mut child = shell(&sb, script).spawn().unwrap();
+    let status = wait_within(&mut child, Duration::from_secs(10), "timeout -s KILL");
+    assert_ne!(status.code(), Some(0));
+    let next = sb.run(&["echo", "next"]);
+    assert_eq!(next.stdout, b"next\n");
+    let e = text(&next.stderr);
+    assert!(
+        e.contains("was killed before it could show its output"),
+        "{e}"
+    );
+    let h = common::handle_in(e.replace("lens show ", "handle=").as_bytes()).unwrap();
+    let shown = sb.run(&["show", &h]);
+    assert_eq!(text(&shown.stdout), "step 1\nstep 2\nstep 3\n");
+    assert!(shown.stderr.is_empty(), "{}", text(&shown.stderr));
+    let log = sb.runlog();
+    assert!(
+        log.contains(&format!("\"handle\":\"{h}\",\"cut_short\":9")),
+        "{log}"
+    );
+    // Logged once.
+    let again = sb.run(&["echo", "again"]);
+    assert!(again.stderr.is_empty(), "{}", text(&again.stderr));
+}
