@@ -4,6 +4,13 @@
 //! doubtful case passes through. The rules read the subcommand and its flags, not the
 //! program alone: `git add -p` prompts per hunk, `git log -p` is output; bare `python`
 //! is a session, `python script.py` a batch job. One table, in one place.
+//!
+//! Commands that run until stopped pass through too: dev servers, watch and
+//! follow modes. Lens shows a view when a command ends, so under the filter they
+//! would show nothing for as long as they run (`npm run dev` would never print its
+//! URL). `cargo run` and `go run` are not among them: what they print is mostly
+//! the build (errors an agent needs ranked), and a server run that way is the
+//! exception; run one as `lens --level 3 cargo run` or without Lens.
 
 /// When a rule applies.
 #[derive(Debug, Clone, Copy)]
@@ -18,6 +25,10 @@ enum When {
     Bare(&'static [&'static str]),
     /// When stdin is a terminal and none of these flags is present: it prompts then.
     PromptsOnTty(&'static [&'static str]),
+    /// When the first operand is one of these (`npm run dev`).
+    Operand(&'static [&'static str]),
+    /// When there is no operand, or the first is one of these (`vite`, `vite dev`).
+    BareOr(&'static [&'static str]),
 }
 
 /// One row: program, optional subcommand, condition.
@@ -92,7 +103,60 @@ const RULES: &[Rule] = &[
     Rule("apt", Some("install"), When::PromptsOnTty(&["-y", "--yes", "--assume-yes"])),
     Rule("apt-get", Some("install"), When::PromptsOnTty(&["-y", "--yes", "--assume-yes"])),
     Rule("rm", None, When::PromptsOnTty(&["-f", "--force"])),
+    // Dev servers, watch and follow modes: they run until stopped.
+    Rule("npm", Some("run"), When::Operand(DEV_SCRIPTS)),
+    Rule("npm", Some("run-script"), When::Operand(DEV_SCRIPTS)),
+    Rule("npm", Some("start"), When::Always),
+    Rule("pnpm", Some("run"), When::Operand(DEV_SCRIPTS)),
+    Rule("pnpm", Some("start"), When::Always),
+    Rule("pnpm", Some("dev"), When::Always),
+    Rule("pnpm", Some("serve"), When::Always),
+    Rule("yarn", Some("run"), When::Operand(DEV_SCRIPTS)),
+    Rule("yarn", Some("start"), When::Always),
+    Rule("yarn", Some("dev"), When::Always),
+    Rule("yarn", Some("serve"), When::Always),
+    Rule("bun", Some("run"), When::Operand(DEV_SCRIPTS)),
+    Rule("bun", Some("dev"), When::Always),
+    Rule("bun", Some("start"), When::Always),
+    Rule("vite", None, When::BareOr(&["dev", "serve", "preview"])),
+    Rule("next", Some("dev"), When::Always),
+    Rule("next", Some("start"), When::Always),
+    Rule("nuxt", Some("dev"), When::Always),
+    Rule("nuxi", Some("dev"), When::Always),
+    Rule("astro", Some("dev"), When::Always),
+    Rule("ng", Some("serve"), When::Always),
+    Rule("webpack", Some("serve"), When::Always),
+    Rule("webpack", None, When::AnyFlag(&["--watch", "-w"])),
+    Rule("webpack-dev-server", None, When::Always),
+    Rule("tsc", None, When::AnyFlag(&["--watch", "-w"])),
+    Rule("jest", None, When::AnyFlag(&["--watch", "--watchAll"])),
+    Rule("vitest", Some("watch"), When::Always),
+    Rule("vitest", Some("dev"), When::Always),
+    Rule("nodemon", None, When::Always),
+    Rule("cargo", Some("watch"), When::Always),
+    Rule("kubectl", Some("logs"), When::AnyFlag(&["-f", "--follow"])),
+    Rule("kubectl", Some("port-forward"), When::Always),
+    Rule("kubectl", None, When::AnyFlag(&["-w", "--watch", "--watch-only"])),
+    Rule("tail", None, When::AnyFlag(&["-f", "-F", "--follow"])),
+    Rule("journalctl", None, When::AnyFlag(&["-f", "--follow"])),
+    Rule("dmesg", None, When::AnyFlag(&["-w", "--follow"])),
+    Rule("docker", Some("logs"), When::AnyFlag(&["-f", "--follow"])),
+    Rule("docker", Some("attach"), When::Always),
+    Rule("docker-compose", Some("up"), When::NoFlag(&["-d", "--detach"])),
+    Rule("docker-compose", Some("logs"), When::AnyFlag(&["-f", "--follow"])),
+    Rule("flask", Some("run"), When::Always),
+    Rule("uvicorn", None, When::Always),
+    Rule("gunicorn", None, When::Always),
+    Rule("rails", Some("server"), When::Always),
+    Rule("rails", Some("s"), When::Always),
+    Rule("hugo", Some("server"), When::Always),
+    Rule("jekyll", Some("serve"), When::Always),
+    Rule("mkdocs", Some("serve"), When::Always),
+    Rule("ping", None, When::NoFlag(&["-c", "--count", "-w", "--deadline"])),
 ];
+
+/// npm scripts that start a server or a watcher.
+const DEV_SCRIPTS: &[&str] = &["dev", "start", "serve", "watch", "preview", "develop"];
 
 /// True when `argv` should pass through by exec instead of being filtered.
 pub fn is_interactive(argv: &[String], stdin_is_tty: bool) -> bool {
@@ -118,12 +182,22 @@ pub fn is_interactive(argv: &[String], stdin_is_tty: bool) -> bool {
             When::NoFlag(flags) => !has_any(rest, flags),
             When::Bare(flags) => !has_any(rest, flags) && !rest.iter().any(|a| !a.starts_with('-')),
             When::PromptsOnTty(flags) => stdin_is_tty && !has_any(rest, flags),
+            When::Operand(names) => first_operand(rest).is_some_and(|o| names.contains(&o)),
+            When::BareOr(names) => first_operand(rest).is_none_or(|o| names.contains(&o)),
         };
         if applies {
             return true;
         }
     }
     false
+}
+
+/// The first argument that is not a flag, before any `--`.
+fn first_operand(args: &[String]) -> Option<&str> {
+    args.iter()
+        .take_while(|a| a.as_str() != "--")
+        .find(|a| !a.starts_with('-'))
+        .map(String::as_str)
 }
 
 /// The subcommand and its index, skipping git's global options (`git -C dir add -p`).
@@ -228,6 +302,99 @@ mod tests {
             "/usr/bin/nano x",
         ] {
             assert!(i(c, false), "{c}");
+        }
+    }
+
+    #[test]
+    fn servers_watchers_and_followers_pass_through() {
+        for c in [
+            "npm run dev",
+            "npm run start",
+            "npm run serve",
+            "npm run-script dev",
+            "npm start",
+            "pnpm dev",
+            "pnpm run dev",
+            "pnpm start",
+            "yarn dev",
+            "yarn start",
+            "yarn run serve",
+            "bun dev",
+            "vite",
+            "vite dev",
+            "vite --open",
+            "vite preview",
+            "next dev",
+            "next start",
+            "nuxt dev",
+            "astro dev",
+            "ng serve",
+            "webpack serve",
+            "webpack --watch",
+            "webpack-dev-server",
+            "tsc --watch",
+            "tsc -w",
+            "tsc -p . --watch",
+            "jest --watch",
+            "vitest watch",
+            "nodemon app.js",
+            "cargo watch -x test",
+            "kubectl get pods -w",
+            "kubectl get pods --watch",
+            "kubectl logs -f pod/x",
+            "kubectl port-forward svc/x 8080:80",
+            "tail -f log",
+            "tail -F log",
+            "tail -n 5 -f log",
+            "tail --follow=name log",
+            "journalctl -f",
+            "dmesg -w",
+            "docker logs -f c",
+            "docker logs --follow c",
+            "docker attach c",
+            "docker-compose up",
+            "docker-compose logs -f",
+            "flask run",
+            "uvicorn app:app",
+            "gunicorn app:app",
+            "rails server",
+            "rails s",
+            "hugo server",
+            "jekyll serve",
+            "mkdocs serve",
+            "ping host",
+            "watch ls",
+        ] {
+            assert!(i(c, false), "{c}");
+        }
+        for c in [
+            "npm run build",
+            "npm run test",
+            "npm test",
+            "npm install",
+            "pnpm build",
+            "yarn build",
+            "yarn run lint",
+            "vite build",
+            "next build",
+            "tsc",
+            "tsc -p .",
+            "jest",
+            "webpack",
+            "kubectl get pods",
+            "kubectl logs pod/x",
+            "kubectl apply -f x.yaml",
+            "tail -n 5 log",
+            "docker logs c",
+            "docker-compose up -d",
+            "docker-compose logs",
+            "journalctl -u x",
+            "ping -c 3 host",
+            "cargo run",
+            "cargo build",
+            "rails test",
+        ] {
+            assert!(!i(c, false), "{c}");
         }
     }
 

@@ -353,3 +353,34 @@ fn a_run_killed_outright_is_stored_and_the_next_run_logs_it_as_cut_short() {
     let again = sb.run(&["echo", "again"]);
     assert!(again.stderr.is_empty(), "{}", text(&again.stderr));
 }
+
+#[test]
+fn a_follow_mode_prints_as_it_goes() {
+    // `lens tail -f`: under the filter it would print nothing until stopped.
+    let sb = Sandbox::new();
+    let log = sb.root.join("app.log");
+    std::fs::write(&log, "listening on http://localhost:3000\n").unwrap();
+    let mut child = sb
+        .lens()
+        .args(["tail", "-f", log.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 64];
+        let n = out.read(&mut buf).unwrap_or(0);
+        let _ = tx.send(buf[..n].to_vec());
+    });
+    let first = rx.recv_timeout(Duration::from_secs(5));
+    let _ = child.kill();
+    let _ = child.wait();
+    let first = first.expect("no output from lens tail -f within 5 s");
+    assert!(text(&first).starts_with("listening on"), "{}", text(&first));
+    assert!(
+        sb.runlog().contains("\"passthrough\":true"),
+        "{}",
+        sb.runlog()
+    );
+}
