@@ -11,10 +11,16 @@ fn xdg(var: &str, fallback: &str) -> PathBuf {
     }
 }
 
+/// A directory named in the environment, made absolute against the working
+/// directory: a handle printed in one directory must open from any other.
 fn from_env(var: &str) -> Option<PathBuf> {
-    env::var_os(var)
+    let p = env::var_os(var)
         .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+        .map(PathBuf::from)?;
+    if p.is_absolute() {
+        return Some(p);
+    }
+    Some(env::current_dir().map_or(p.clone(), |d| d.join(&p)))
 }
 
 /// The home directory (`$HOME`), where agents keep their settings.

@@ -553,8 +553,16 @@ pub fn stdout_is_stderr() -> bool {
     if closed_at_start(1) || closed_at_start(2) {
         return false;
     }
+    use std::io::IsTerminal;
+    use std::os::unix::fs::FileTypeExt;
     match (std_metadata(Std::Out), std_metadata(Std::Err)) {
-        (Some(a), Some(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        (Some(a), Some(b)) => {
+            let t = a.file_type();
+            // A device other than a terminal (/dev/null) shows nothing to merge.
+            let shown =
+                t.is_fifo() || t.is_socket() || t.is_file() || std::io::stdout().is_terminal();
+            shown && a.dev() == b.dev() && a.ino() == b.ino()
+        }
         _ => false,
     }
 }

@@ -67,17 +67,77 @@ pub fn count_lines(b: &[u8]) -> u64 {
     n + u64::from(!b.is_empty() && !b.ends_with(b"\n"))
 }
 
-/// The store root, created if missing; an error naming the fix when it is not a
-/// directory this user alone can write to.
+/// The file that marks a directory as a store Lens initialised: Lens prunes
+/// only in a marked store, and only its own run directories there.
+const MARK: &str = ".lens-store";
+
+/// The store root, created and marked if missing; an error naming the fix when
+/// it is not a directory this user alone can write to, or when it holds files
+/// that are not a Lens store's.
 pub fn open_root(root: &Path) -> io::Result<()> {
     platform::create_private_dir(root)?;
-    match platform::unsafe_dir(root) {
-        None => Ok(()),
-        Some(why) => Err(io::Error::other(format!(
+    if let Some(why) = platform::unsafe_dir(root) {
+        return Err(io::Error::other(format!(
             "{} is refused as the store: {why}; point LENS_STORE at a directory of your own",
             root.display()
-        ))),
+        )));
     }
+    if fs::symlink_metadata(root.join(MARK)).is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
+    // Unmarked: an empty directory, or a store made before stores were marked
+    // (nothing in it but run directories and Lens's own files), is marked now;
+    // anything else holds someone's data and is refused.
+    if !only_lens_files(root) {
+        return Err(io::Error::other(format!(
+            "{} is refused as the store: it holds files that are not a Lens store's; point LENS_STORE at an empty or new directory",
+            root.display()
+        )));
+    }
+    match platform::create_private_file(&root.join(MARK)) {
+        Ok(mut f) => f.write_all(b"A Lens store: lens prunes its run directories here.\n"),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// True when the store's directory is marked as one Lens initialised.
+pub fn is_marked(root: &Path) -> bool {
+    fs::symlink_metadata(root.join(MARK)).is_ok_and(|m| m.is_file())
+}
+
+/// True when every entry of `root` is one Lens makes in a store.
+fn only_lens_files(root: &Path) -> bool {
+    let Ok(entries) = fs::read_dir(root) else {
+        return false;
+    };
+    entries.filter_map(Result::ok).all(|e| {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else {
+            return false;
+        };
+        match name {
+            PRUNE_STAMP | PRUNED_LOG | RUNNING => true,
+            n if n == format!("{PRUNED_LOG}.new") => true,
+            n => Handle::parse(n).is_some() && is_run_dir(&e.path()),
+        }
+    })
+}
+
+/// True when `dir` is a directory holding nothing but a run's files.
+fn is_run_dir(dir: &Path) -> bool {
+    if !fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return false;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return false;
+    };
+    entries.filter_map(Result::ok).all(|e| {
+        matches!(
+            e.file_name().to_str(),
+            Some("stdout" | "stderr" | "meta.json")
+        ) && e.file_type().is_ok_and(|t| t.is_file())
+    })
 }
 
 /// A run's directory in the store, created empty.
@@ -167,6 +227,7 @@ pub fn locate(root: &Path, handle: &str) -> Result<PathBuf, String> {
     if is_run {
         return Ok(dir);
     }
+    // A prune may be removing it now: pruned.log is written first.
     if let Some(when) = pruned_at(root, &h) {
         return Err(format!(
             "run {h} was pruned from {} at {when} to keep the store under its caps; raise [store] max_bytes or max_age_days in the config to keep runs longer",
@@ -188,14 +249,25 @@ pub struct Stored {
     pub meta_warning: Option<String>,
     /// The run's directory.
     pub dir: PathBuf,
+    /// The run is still going (its Lens is alive): what is stored so far.
+    pub in_progress: bool,
 }
 
 impl Stored {
-    /// Opens one stream's file, never through a symlink.
+    /// Opens one stream's file, never through a symlink. A run in progress
+    /// may not have written one yet: it reads as empty.
     pub fn open(&self, name: &str) -> Result<File, String> {
         let path = self.dir.join(name);
-        let f = platform::open_nofollow(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let f = match platform::open_nofollow(&path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && self.in_progress => {
+                platform::open_nofollow(Path::new("/dev/null"))
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+            }
+            r => r.map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+        };
+        if self.in_progress && path.file_name() != Some("meta.json".as_ref()) {
+            return Ok(f);
+        }
         let regular = f.metadata().is_ok_and(|m| m.is_file());
         if !regular {
             return Err(format!("{} is not a regular file", path.display()));
@@ -221,9 +293,26 @@ pub fn load(root: &Path, handle: &str) -> Result<Stored, String> {
     let path = dir.join("meta.json");
     let text = platform::open_nofollow(&path).and_then(|mut f| {
         let mut v = Vec::new();
-        Read::by_ref(&mut f).take(1 << 20).read_to_end(&mut v)?;
+        Read::by_ref(&mut f)
+            .take(META_MAX + 1)
+            .read_to_end(&mut v)?;
+        if v.len() as u64 > META_MAX {
+            return Err(io::Error::other("it is over the 64 MiB a meta.json may be"));
+        }
         Ok(v)
     });
+    let in_progress =
+        matches!(&text, Err(e) if e.kind() == io::ErrorKind::NotFound) && running(root, handle);
+    if in_progress {
+        return Ok(Stored {
+            meta: Meta::default(),
+            meta_warning: Some(format!(
+                "run {handle} is still in progress; this is what it has stored so far"
+            )),
+            dir,
+            in_progress,
+        });
+    }
     let (meta, meta_warning) = match text.map(|t| serde_json::from_slice::<Meta>(&t)) {
         Ok(Ok(m)) => (m, None),
         Ok(Err(e)) => (
@@ -245,7 +334,21 @@ pub fn load(root: &Path, handle: &str) -> Result<Stored, String> {
         meta,
         meta_warning,
         dir,
+        in_progress: false,
     })
+}
+
+/// The most `meta.json` Lens reads: the argv it holds can be as long as the
+/// system allows a command line to be.
+const META_MAX: u64 = 64 << 20;
+
+/// True when the run `handle` is noted as in progress by a Lens still alive.
+fn running(root: &Path, handle: &str) -> bool {
+    let mut text = Vec::new();
+    let read = platform::open_nofollow(&root.join(RUNNING).join(handle))
+        .and_then(|f| f.take(1 << 20).read_to_end(&mut text));
+    read.is_ok()
+        && serde_json::from_slice::<RunningNote>(&text).is_ok_and(|n| platform::alive(n.pid))
 }
 
 /// The directory of notes on runs in progress, one file per handle: a run Lens
@@ -374,7 +477,7 @@ const PRUNED_LOG_MAX: u64 = 256 << 10;
 /// store is a convenience of the run, never a reason for it to fail. `current` is
 /// the run just printed, which is never pruned.
 pub fn maybe_prune(root: &Path, caps: &StoreCaps, now: SystemTime, current: Option<&Handle>) {
-    if platform::unsafe_dir(root).is_some() {
+    if platform::unsafe_dir(root).is_some() || !is_marked(root) {
         return;
     }
     let stamp = root.join(PRUNE_STAMP);
@@ -416,7 +519,8 @@ pub fn prune(root: &Path, caps: &StoreCaps, now: SystemTime, current: Option<&Ha
             let name = e.file_name().to_str()?.to_string();
             Handle::parse(&name)?;
             let m = fs::symlink_metadata(e.path()).ok()?;
-            if !m.is_dir() {
+            // Only a directory of Lens's own making: a run's files and nothing else.
+            if !m.is_dir() || !is_run_dir(&e.path()) {
                 return None;
             }
             let size: u64 = ["stdout", "stderr", "meta.json"]
@@ -437,13 +541,17 @@ pub fn prune(root: &Path, caps: &StoreCaps, now: SystemTime, current: Option<&Ha
         if spared || (age <= max_age && total <= caps.max_bytes) {
             continue;
         }
-        if fs::remove_dir_all(root.join(&name)).is_ok() {
-            total = total.saturating_sub(size);
-            pruned.push(name);
-        }
+        total = total.saturating_sub(size);
+        pruned.push(name);
     }
-    if !pruned.is_empty() {
-        remember_pruned(root, &pruned, now);
+    if pruned.is_empty() {
+        return;
+    }
+    // Remembered before they go: a `lens show` that finds a run gone while the
+    // prune runs is told it was pruned, never that there is no such run.
+    remember_pruned(root, &pruned, now);
+    for name in &pruned {
+        let _ = fs::remove_dir_all(root.join(name));
     }
 }
 
@@ -669,6 +777,38 @@ mod tests {
         let s = load(&root, &h.to_string()).unwrap();
         assert!(s.meta_warning.as_deref().unwrap().contains("cannot read"));
         assert_eq!(s.read("stderr").unwrap(), b"err\n");
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_large_valid_meta_is_read_whole() {
+        let root = tmp("bigmeta");
+        let m = Meta {
+            argv: vec!["x".repeat(1_200_000)],
+            ..meta()
+        };
+        let h = save(&root, &[b"1"], &m, b"out\n", b"").unwrap();
+        let s = load(&root, &h.to_string()).unwrap();
+        assert!(s.meta_warning.is_none(), "{:?}", s.meta_warning);
+        assert_eq!(s.meta, m);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_pruned_run_is_remembered_before_it_goes() {
+        // A show racing the prune must read "was pruned": the log entry exists
+        // before the directory is removed. Simulated by a directory that
+        // cannot be removed: the entry is there all the same.
+        let root = tmp("order");
+        let h = save(&root, &[b"1"], &meta(), b"x", b"").unwrap();
+        age(&root, &h, Duration::from_secs(3 * 3600));
+        let caps = StoreCaps {
+            max_bytes: 0,
+            max_age_days: 0,
+        };
+        prune(&root, &caps, SystemTime::now(), None);
+        let e = load(&root, &h.to_string()).err().unwrap();
+        assert!(e.contains("was pruned"), "{e}");
         fs::remove_dir_all(&root).unwrap();
     }
 
