@@ -166,30 +166,75 @@ pub const ROTATE_AT: u64 = 8 << 20;
 
 /// Reads every record of `runs.1.jsonl` and `runs.jsonl`, oldest first; returns
 /// them and the count of lines that did not parse.
+#[cfg(test)]
 pub fn read(dir: &Path) -> std::io::Result<(Vec<Record>, usize)> {
     let mut records = Vec::new();
+    let bad = read_each(dir, |r| records.push(r))?;
+    Ok((records, bad))
+}
+
+/// The longest line read as a record; a longer one is skipped as unreadable.
+const LINE_MAX: usize = 8 << 20;
+
+/// Gives every record of `runs.1.jsonl` and `runs.jsonl` to `f`, oldest first,
+/// reading line by line whatever the files' size; returns the count of lines
+/// that did not parse (damaged, not UTF-8, or over [`LINE_MAX`]), which are
+/// skipped.
+pub fn read_each(dir: &Path, mut f: impl FnMut(Record)) -> std::io::Result<usize> {
+    use std::io::BufRead;
     let mut bad = 0;
     let mut found = false;
     for name in ["runs.1.jsonl", "runs.jsonl"] {
-        let f = match platform::open_nofollow(&dir.join(name)) {
-            Ok(f) => f,
+        let file = match platform::open_nofollow(&dir.join(name)) {
+            Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(e),
         };
         found = true;
-        let mut text = String::new();
-        f.take(ROTATE_AT * 2).read_to_string(&mut text)?;
-        for l in text.lines().filter(|l| !l.trim().is_empty()) {
-            match serde_json::from_str(l) {
-                Ok(r) => records.push(r),
-                Err(_) => bad += 1,
+        let mut r = std::io::BufReader::with_capacity(1 << 16, file);
+        let mut line = Vec::new();
+        let mut over = false;
+        loop {
+            let buf = match r.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let end = buf.is_empty();
+            let (piece, done) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (&buf[..i], i + 1),
+                None => (buf, buf.len()),
+            };
+            let complete = end || done > piece.len();
+            if !over && line.len() + piece.len() <= LINE_MAX {
+                line.extend_from_slice(piece);
+            } else {
+                over = true;
+                line.clear();
+            }
+            r.consume(done);
+            if !complete {
+                continue;
+            }
+            if over {
+                bad += 1;
+            } else if !line.iter().all(u8::is_ascii_whitespace) {
+                match serde_json::from_slice(&line) {
+                    Ok(rec) => f(rec),
+                    Err(_) => bad += 1,
+                }
+            }
+            line.clear();
+            over = false;
+            if end {
+                break;
             }
         }
     }
     if !found {
         return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
     }
-    Ok((records, bad))
+    Ok(bad)
 }
 
 #[cfg(test)]
@@ -257,6 +302,33 @@ mod tests {
         assert_eq!(bad, 0);
         assert_eq!(records.last().unwrap().argv, ["new"]);
         assert_eq!(records.len(), n + 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_bytes_and_cut_characters_cost_their_line_only() {
+        let dir = std::env::temp_dir().join(format!("lens-runlog-bad-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = serde_json::to_string(&Record::passthrough(1, vec!["ok".into()], 2)).unwrap();
+        let mut text = format!("{good}\n").into_bytes();
+        text.extend_from_slice(b"{\"ts_ms\":1,\"argv\":[\"\xff\"]}\n");
+        // A character cut in two, as a read stopped mid-way leaves it.
+        text.extend_from_slice(
+            "{\"ts_ms\":1,\"argv\":[\"é"
+                .as_bytes()
+                .split_last()
+                .unwrap()
+                .1,
+        );
+        text.push(b'\n');
+        text.extend_from_slice(&vec![b'x'; LINE_MAX + 10]);
+        text.push(b'\n');
+        text.extend_from_slice(format!("{good}\n{good}").as_bytes());
+        std::fs::write(dir.join("runs.jsonl"), &text).unwrap();
+        let (records, bad) = read(&dir).unwrap();
+        assert_eq!(records.len(), 3);
+        assert_eq!(bad, 3);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

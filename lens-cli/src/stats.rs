@@ -131,56 +131,97 @@ fn sorted(map: BTreeMap<String, Totals>) -> Vec<(String, Totals)> {
 }
 
 /// Aggregates the records at or after `since_ms`.
+#[cfg(test)]
 pub fn report(records: &[Record], unreadable_lines: usize, since_ms: Option<u64>) -> Report {
-    let mut total = Totals::default();
-    let mut per: BTreeMap<String, Totals> = BTreeMap::new();
-    let mut projects: BTreeMap<String, Totals> = BTreeMap::new();
-    let mut raw: BTreeMap<String, u64> = BTreeMap::new();
-    let (mut seen, mut applied, mut fetches, mut fetched) = (0, 0, 0, 0);
-    for r in records
-        .iter()
-        .filter(|r| since_ms.is_none_or(|s| r.ts_ms >= s))
-    {
-        if r.fetch {
-            fetches += 1;
-            fetched += r.bytes_out.unwrap_or(0);
-            continue;
-        }
-        if let Some(h) = &r.hook {
-            seen += 1;
-            if h.applied {
-                applied += 1;
-            } else {
-                let why = h.raw.clone().unwrap_or_else(|| "unknown".into());
-                *raw.entry(why).or_default() += 1;
-                continue;
-            }
-        }
-        total.add(r);
-        per.entry(command_key(&r.argv)).or_default().add(r);
-        if let Some(p) = &r.project {
-            projects.entry(p.clone()).or_default().add(r);
+    let mut agg = Aggregate::new(since_ms);
+    for r in records {
+        agg.add(r);
+    }
+    agg.finish(unreadable_lines)
+}
+
+/// The report built one record at a time, so a log of any size is read in
+/// bounded memory: it holds one entry per command, project and reason a hook
+/// left a command raw, never the records.
+pub struct Aggregate {
+    since_ms: Option<u64>,
+    total: Totals,
+    per: BTreeMap<String, Totals>,
+    projects: BTreeMap<String, Totals>,
+    raw: BTreeMap<String, u64>,
+    seen: u64,
+    applied: u64,
+    fetches: u64,
+    fetched: u64,
+}
+
+impl Aggregate {
+    /// An empty aggregate of the records at or after `since_ms`.
+    pub fn new(since_ms: Option<u64>) -> Aggregate {
+        Aggregate {
+            since_ms,
+            total: Totals::default(),
+            per: BTreeMap::new(),
+            projects: BTreeMap::new(),
+            raw: BTreeMap::new(),
+            seen: 0,
+            applied: 0,
+            fetches: 0,
+            fetched: 0,
         }
     }
-    let mut hook_raw: Vec<RawRun> = raw
-        .into_iter()
-        .map(|(why, times)| RawRun { why, times })
-        .collect();
-    hook_raw.sort_by(|a, b| b.times.cmp(&a.times).then(a.why.cmp(&b.why)));
-    let net_saved_bytes = total.bytes_in as i64 - total.bytes_out as i64 - fetched as i64;
-    Report {
-        since_ms,
-        token_estimate: "one token per 4 bytes, rounded up",
-        total,
-        commands: sorted(per),
-        projects: sorted(projects),
-        hook_seen: seen,
-        hook_applied: applied,
-        hook_raw,
-        fetches,
-        fetched_bytes: fetched,
-        net_saved_bytes,
-        unreadable_lines,
+
+    /// Counts one record.
+    pub fn add(&mut self, r: &Record) {
+        if self.since_ms.is_some_and(|s| r.ts_ms < s) {
+            return;
+        }
+        if r.fetch {
+            self.fetches += 1;
+            self.fetched += r.bytes_out.unwrap_or(0);
+            return;
+        }
+        if let Some(h) = &r.hook {
+            self.seen += 1;
+            if h.applied {
+                self.applied += 1;
+            } else {
+                let why = h.raw.clone().unwrap_or_else(|| "unknown".into());
+                *self.raw.entry(why).or_default() += 1;
+                return;
+            }
+        }
+        self.total.add(r);
+        self.per.entry(command_key(&r.argv)).or_default().add(r);
+        if let Some(p) = &r.project {
+            self.projects.entry(p.clone()).or_default().add(r);
+        }
+    }
+
+    /// The report, with the count of log lines that did not parse.
+    pub fn finish(self, unreadable_lines: usize) -> Report {
+        let mut hook_raw: Vec<RawRun> = self
+            .raw
+            .into_iter()
+            .map(|(why, times)| RawRun { why, times })
+            .collect();
+        hook_raw.sort_by(|a, b| b.times.cmp(&a.times).then(a.why.cmp(&b.why)));
+        let total = self.total;
+        let net_saved_bytes = total.bytes_in as i64 - total.bytes_out as i64 - self.fetched as i64;
+        Report {
+            since_ms: self.since_ms,
+            token_estimate: "one token per 4 bytes, rounded up",
+            total,
+            commands: sorted(self.per),
+            projects: sorted(self.projects),
+            hook_seen: self.seen,
+            hook_applied: self.applied,
+            hook_raw,
+            fetches: self.fetches,
+            fetched_bytes: self.fetched,
+            net_saved_bytes,
+            unreadable_lines,
+        }
     }
 }
 
@@ -267,9 +308,10 @@ pub fn table(r: &Report) -> String {
 /// `lens stats`: the run log summed up, as a table or JSON.
 pub(crate) fn cmd(json: bool, since_ms: Option<u64>) -> i32 {
     let dir = crate::paths::log_dir();
-    let (records, bad) = match crate::runlog::read(&dir) {
-        Ok(r) => r,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Vec::new(), 0),
+    let mut agg = Aggregate::new(since_ms);
+    let bad = match crate::runlog::read_each(&dir, |r| agg.add(&r)) {
+        Ok(bad) => bad,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
         Err(e) => {
             eprintln!(
                 "lens stats: cannot read {} ({e}); check LENS_LOG_DIR",
@@ -278,7 +320,7 @@ pub(crate) fn cmd(json: bool, since_ms: Option<u64>) -> i32 {
             return 1;
         }
     };
-    let report = report(&records, bad, since_ms);
+    let report = agg.finish(bad);
     if json {
         match serde_json::to_string_pretty(&report) {
             Ok(s) => println!("{s}"),
