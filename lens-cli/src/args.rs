@@ -70,8 +70,12 @@ pub struct ShowArgs {
     pub stream: Option<Stream>,
     /// A 1-based inclusive line range.
     pub lines: Option<(u32, u32)>,
-    /// Budget for levels below 3.
+    /// Budget for levels below 3 (and for `--grep`).
     pub budget: Option<usize>,
+    /// Print the raw lines matching this regular expression, numbered.
+    pub grep: Option<String>,
+    /// Lines of context around each match (`--grep` only).
+    pub context: u32,
 }
 
 /// `lens init [--agent A]... [--global|--project] [--dry-run] [--uninstall]`.
@@ -108,6 +112,7 @@ To see those lines, fetch them instead of running the command again:
 The exit code is the command's; stdout's view goes to stdout, stderr's to stderr.
 
        lens show <handle> [--lines A-B] [--stream stdout|stderr] [--level N] [--budget SIZE]
+       lens show <handle> --grep REGEX [--context N] [--stream S]   matching raw lines, numbered
        lens stats [--json] [--since 7d|2026-11-01]
        lens init [--agent claude|codex|gemini|cursor|opencode]... [--global|--project]
                  [--dry-run] [--uninstall]
@@ -257,6 +262,8 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
         stream: None,
         lines: None,
         budget: None,
+        grep: None,
+        context: 0,
     };
     while let Some(a) = it.next() {
         let (flag, inline) = split_flag(&a);
@@ -269,6 +276,13 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
         match flag.as_str() {
             "--level" | "-l" => show.level = parse_level(&val()?)?,
             "--budget" | "-b" => show.budget = Some(parse_budget(&val()?)?),
+            "--grep" => show.grep = Some(val()?),
+            "--context" | "-C" => {
+                let v = val()?;
+                show.context = v.parse().map_err(|_| {
+                    format!("lens show: --context {v:?} is not a line count; use a number, e.g. 2")
+                })?;
+            }
             "--stream" => {
                 let v = val()?;
                 show.stream = Some(Stream::parse(&v).ok_or_else(|| {
@@ -283,7 +297,7 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
             }
             f if f.starts_with('-') => {
                 return Err(format!(
-                "lens show: unknown option {f:?}; options are --level, --stream, --lines, --budget"
+                "lens show: unknown option {f:?}; options are --level, --stream, --lines, --grep, --context, --budget"
             ))
             }
             _ if handle.is_none() => handle = Some(a),

@@ -38,6 +38,43 @@ pub(crate) fn cmd(s: ShowArgs) -> i32 {
 
 fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
     let open = |stream: Stream| stored.open(stream.name());
+    if let Some(pattern) = &s.grep {
+        if s.lines.is_some() || s.level != Level::Three {
+            eprintln!("lens show: --grep prints raw lines; drop --lines and --level");
+            return 2;
+        }
+        let re = match regex::bytes::Regex::new(pattern) {
+            Ok(re) => re,
+            Err(e) => {
+                let first = e.to_string();
+                let first = first.lines().last().unwrap_or("").trim();
+                eprintln!("lens show: --grep {pattern:?} is not a regular expression ({first}); check its syntax");
+                return 2;
+            }
+        };
+        let streams: Vec<Stream> = match s.stream {
+            Some(st) => vec![st],
+            None => vec![Stream::Stdout, Stream::Stderr],
+        };
+        let mut g = Grep::new(
+            &re,
+            s.context,
+            s.budget.unwrap_or(DEFAULT_BUDGET),
+            s.stream.is_none(),
+        );
+        for st in streams {
+            match open(st) {
+                Ok(f) => g.stream(f, st),
+                Err(e) => {
+                    eprintln!("lens show: {e}");
+                    return 1;
+                }
+            }
+        }
+        let handle = &s.handle;
+        capture::print_to(Stream::Stdout, g.summary(handle, pattern).as_bytes());
+        return i32::from(g.matches == 0);
+    }
     if let Some((a, b)) = s.lines {
         if s.level != Level::Three {
             eprintln!(
@@ -140,6 +177,150 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
     0
 }
 
+/// `--grep`: the matching raw lines of the stored streams with their line
+/// numbers (`N:line`, context `N-line`, groups apart by `--`), until the
+/// budget; past it, matches are counted, and a marker says where the first
+/// one not printed is.
+struct Grep<'a> {
+    re: &'a regex::bytes::Regex,
+    context: u32,
+    budget: usize,
+    /// Prefix each line with its stream (both streams searched).
+    named: bool,
+    printed: usize,
+    /// Matching lines, printed or not.
+    matches: u64,
+    /// Per stream: matches.
+    per: Vec<(Stream, u64)>,
+    /// Matches past the budget, and the first of them.
+    unprinted: u64,
+    first_unprinted: Option<(Stream, u64)>,
+}
+
+impl<'a> Grep<'a> {
+    fn new(re: &'a regex::bytes::Regex, context: u32, budget: usize, named: bool) -> Grep<'a> {
+        Grep {
+            re,
+            context,
+            budget,
+            named,
+            printed: 0,
+            matches: 0,
+            per: Vec::new(),
+            unprinted: 0,
+            first_unprinted: None,
+        }
+    }
+
+    fn stream(&mut self, f: std::fs::File, st: Stream) {
+        use std::io::BufRead;
+        let ctx = self.context as usize;
+        let mut r = io::BufReader::with_capacity(1 << 16, f);
+        let mut before: std::collections::VecDeque<(u64, Vec<u8>)> = Default::default();
+        let mut line = Vec::new();
+        let (mut n, mut after, mut last_printed, mut count) = (0u64, 0usize, 0u64, 0u64);
+        loop {
+            line.clear();
+            // A line is read whole only up to 1 MiB; its match is on that part.
+            let got = Read::by_ref(&mut r)
+                .take(1 << 20)
+                .read_until(b'\n', &mut line);
+            match got {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if !line.ends_with(b"\n") && line.len() >= 1 << 20 {
+                let mut rest = Vec::new();
+                let _ = r.read_until(b'\n', &mut rest);
+            }
+            n += 1;
+            let text = line.strip_suffix(b"\n").unwrap_or(&line);
+            let hit = self.re.is_match(text);
+            if hit {
+                count += 1;
+                self.matches += 1;
+            }
+            let over = self.first_unprinted.is_some();
+            if hit && !over {
+                let mut out = Vec::new();
+                if last_printed > 0 && before.front().map_or(n, |b| b.0) > last_printed + 1 {
+                    out.extend_from_slice(b"--\n");
+                }
+                for (k, l) in &before {
+                    out.extend(self.numbered(st, *k, '-', l));
+                }
+                out.extend(self.numbered(st, n, ':', text));
+                if self.printed + out.len() > self.budget && self.printed > 0 {
+                    self.first_unprinted = Some((st, n));
+                    self.unprinted += 1;
+                } else {
+                    self.printed += out.len();
+                    capture::print_to(Stream::Stdout, &out);
+                    last_printed = n;
+                    after = ctx;
+                }
+                before.clear();
+                continue;
+            }
+            if hit {
+                self.unprinted += 1;
+                continue;
+            }
+            if after > 0 && !over {
+                let out = self.numbered(st, n, '-', text);
+                self.printed += out.len();
+                capture::print_to(Stream::Stdout, &out);
+                last_printed = n;
+                after -= 1;
+                continue;
+            }
+            if ctx > 0 {
+                before.push_back((n, text.to_vec()));
+                if before.len() > ctx {
+                    before.pop_front();
+                }
+            }
+        }
+        self.per.push((st, count));
+    }
+
+    fn numbered(&self, st: Stream, n: u64, sep: char, text: &[u8]) -> Vec<u8> {
+        let mut v = Vec::with_capacity(text.len() + 16);
+        if self.named {
+            v.extend_from_slice(st.name().as_bytes());
+            v.push(b':');
+        }
+        v.extend_from_slice(format!("{n}{sep}").as_bytes());
+        v.extend_from_slice(text);
+        v.push(b'\n');
+        v
+    }
+
+    /// The count, and the marker for what the budget left out.
+    fn summary(&self, handle: &str, pattern: &str) -> String {
+        let per: Vec<String> = self
+            .per
+            .iter()
+            .map(|(st, c)| format!("{} in {}", c, st.name()))
+            .collect();
+        let mut s = format!(
+            "[lens: {} matching line{} ({})]\n",
+            self.matches,
+            if self.matches == 1 { "" } else { "s" },
+            per.join(", ")
+        );
+        if let Some((st, n)) = self.first_unprinted {
+            s.push_str(&format!(
+                "[lens: {} more matching lines past the budget, the first at {} line {n}; lens show {handle} --grep '{pattern}' --stream {} --budget 16k shows more]\n",
+                self.unprinted,
+                st.name(),
+                st.name()
+            ));
+        }
+        s
+    }
+}
+
 /// A stored stream read back for a view: whole when it is small enough to hold,
 /// else sampled as it was when it ran.
 struct Reread {
@@ -239,6 +420,33 @@ fn copy_lines(mut f: impl Read, a: u32, b: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn grep(text: &[u8], pattern: &str, context: u32, budget: usize) -> Grep<'static> {
+        let re: &'static regex::bytes::Regex =
+            Box::leak(Box::new(regex::bytes::Regex::new(pattern).unwrap()));
+        let dir = std::env::temp_dir().join(format!("lens-grep-{}-{pattern}", std::process::id()));
+        std::fs::write(&dir, text).unwrap();
+        let mut g = Grep::new(re, context, budget, false);
+        g.stream(std::fs::File::open(&dir).unwrap(), Stream::Stdout);
+        std::fs::remove_file(&dir).unwrap();
+        g
+    }
+
+    #[test]
+    fn grep_counts_every_match_and_stops_printing_at_the_budget() {
+        let text: String = (1..=1000).map(|i| format!("line {i}\n")).collect();
+        let g = grep(text.as_bytes(), "7$", 0, 40);
+        assert_eq!(g.matches, 100);
+        assert!(g.printed <= 40);
+        assert_eq!(g.first_unprinted, Some((Stream::Stdout, 37)));
+        assert_eq!(g.unprinted, 97);
+        let s = g.summary("0123abcd", "7$");
+        assert!(s.contains("100 matching lines (100 in stdout)"), "{s}");
+        assert!(
+            s.contains("97 more matching lines past the budget, the first at stdout line 37"),
+            "{s}"
+        );
+    }
 
     #[test]
     fn line_ranges_count_every_line_wherever_the_reads_end() {

@@ -1,0 +1,38 @@
+//! `lens show <handle> --grep REGEX [--context N]`: search the stored output
+//! for what a marker hides, by raw line number (issue 23).
+
+mod common;
+
+use common::{handle_in, Sandbox};
+
+#[test]
+fn grep_prints_numbered_raw_lines_a_count_and_a_marker_past_the_budget() {
+    let sb = Sandbox::new();
+    let out = sb.run(&["sh", "-c", "seq 1 5000; echo 'error: boom' >&2"]);
+    let h = handle_in(&out.stdout).unwrap();
+    let g = sb.run(&["show", &h, "--grep", "^4999$|boom", "--context", "1"]);
+    assert_eq!(g.status.code(), Some(0));
+    let t = String::from_utf8_lossy(&g.stdout);
+    assert_eq!(
+        t,
+        "stdout:4998-4998\nstdout:4999:4999\nstdout:5000-5000\nstderr:1:error: boom\n[lens: 2 matching lines (1 in stdout, 1 in stderr)]\n"
+    );
+    let one = sb.run(&["show", &h, "--grep", "^12$", "--stream", "stdout"]);
+    assert_eq!(
+        String::from_utf8_lossy(&one.stdout),
+        "12:12\n[lens: 1 matching line (1 in stdout)]\n"
+    );
+    let many = sb.run(&["show", &h, "--grep", "7$", "--budget", "1k"]);
+    let t = String::from_utf8_lossy(&many.stdout);
+    assert!(t.len() < 1024 + 400, "{}", t.len());
+    assert!(t.contains("[lens: 500 matching lines"), "{t}");
+    assert!(
+        t.contains("more matching lines past the budget, the first at stdout line"),
+        "{t}"
+    );
+    let none = sb.run(&["show", &h, "--grep", "nothing like this"]);
+    assert_eq!(none.status.code(), Some(1));
+    let bad = sb.run(&["show", &h, "--grep", "x("]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&bad.stderr).lines().count(), 1);
+}
