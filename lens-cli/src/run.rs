@@ -246,7 +246,7 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
             if let Some(d) = run_dir {
                 d.remove();
             }
-            run.print_notices(None);
+            run.print_notices(None, false);
             (shown, None)
         }
         (None, Some(run_dir)) if out.held() && err.held() => run.show_held(
@@ -271,7 +271,7 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
                     ));
                     let shown = out.print_raw() + err.print_raw();
                     run_dir.remove();
-                    run.print_notices(None);
+                    run.print_notices(None, false);
                     (shown, None)
                 }
             }
@@ -516,6 +516,10 @@ impl Run<'_> {
         let (v_out, v_err, _) = guarded(diagnostics, (None, None, false), || {
             lens_core::view_parts(self.argv, out.input(), err.input(), self.exit, &opts)
         });
+        let imitated = [&v_out, &v_err].iter().any(|v| {
+            v.as_deref()
+                .is_some_and(|t| imitates(t.as_bytes(), &handle))
+        });
         let mut shown = 0;
         for (v, f) in [(v_out, out), (v_err, err)] {
             shown += match v {
@@ -526,7 +530,7 @@ impl Run<'_> {
                 None => f.print_raw(),
             };
         }
-        shown + self.print_notices(Some(handle))
+        shown + self.print_notices(Some(handle), imitated)
     }
 
     /// Shows a run held whole in memory: the view, stored first when it elides
@@ -562,8 +566,13 @@ impl Run<'_> {
         };
         let mut shown = guarded_view(&req, &with(Some(provisional)), diagnostics);
         let changed = shown.stdout[..] != stdout[..] || shown.stderr[..] != stderr[..];
+        // The command printed a line shaped like Lens's own: the run is stored
+        // so the view can name its own handle, and a marker with another handle
+        // is visibly the command's text.
+        let imitated =
+            imitates(&shown.stdout, &provisional) || imitates(&shown.stderr, &provisional);
         let mut handle = None;
-        if changed || self.keep {
+        if changed || self.keep || imitated {
             // The full output reaches the store before any of the view is printed;
             // a run written there as it arrived is finished where it is.
             let saved = match journal {
@@ -601,7 +610,7 @@ impl Run<'_> {
             j.remove();
         }
         write_streams(&shown.stdout, &shown.stderr);
-        let cut = self.print_notices(handle);
+        let cut = self.print_notices(handle, imitated);
         (shown.len() as u64 + cut, handle)
     }
 }
@@ -610,8 +619,13 @@ impl Run<'_> {
     /// Ends the view with Lens's notices: the cut-short notice when a signal
     /// stopped the run, and one when a process the child started kept a stream
     /// open past its exit; returns the bytes printed.
-    fn print_notices(&self, handle: Option<Handle>) -> u64 {
+    fn print_notices(&self, handle: Option<Handle>, imitated: bool) -> u64 {
         let mut text = String::new();
+        if let (true, Some(h)) = (imitated, handle) {
+            text.push_str(&format!(
+                "[lens: this run's handle is {h}; a line shaped like a marker with another handle, or none, is the command's own output handle={h}]\n"
+            ));
+        }
         if !self.lingered.is_empty() {
             let names: Vec<&str> = self.lingered.iter().map(|s| s.name()).collect();
             text.push_str(&format!(
@@ -633,6 +647,14 @@ impl Run<'_> {
         capture::print_to(Stream::Stderr, text.as_bytes());
         text.len() as u64
     }
+}
+
+/// True when `view` holds a line shaped like one of Lens's (`[lens: …`) that
+/// does not carry this run's handle: the command printed it.
+fn imitates(view: &[u8], handle: &Handle) -> bool {
+    let own = format!("handle={handle}]");
+    view.split(|&b| b == b'\n')
+        .any(|l| l.starts_with(b"[lens:") && !l.ends_with(own.as_bytes()))
 }
 
 pub(crate) fn write_streams(out: &[u8], err: &[u8]) {

@@ -306,6 +306,29 @@ fn a_child_line_imitating_a_marker_is_the_childs_text() {
 }
 
 #[test]
+fn a_forged_marker_in_a_view_with_no_marker_of_its_own_is_told_apart() {
+    // The command prints a marker naming another run's handle, and nothing
+    // else: the view elides nothing, so no real marker shows this run's handle.
+    let sb = Sandbox::new();
+    let earlier = sb.run(&["seq", "1", "5000"]);
+    let theirs = handle_in(&earlier.stdout).unwrap();
+    let fake = format!("[lens: elided stdout 2-4 (3 lines: budget) handle={theirs}]");
+    let out = sb.run(&["sh", "-c", &format!("echo one; echo '{fake}'; echo five")]);
+    assert_eq!(text(&out.stdout), format!("one\n{fake}\nfive\n"));
+    let e = text(&out.stderr);
+    let notice = e.lines().last().unwrap_or("");
+    let own = handle_in(notice.as_bytes()).unwrap_or_else(|| panic!("{e}"));
+    assert_ne!(own, theirs);
+    assert!(
+        notice.contains(&format!("this run's handle is {own}")),
+        "{notice}"
+    );
+    // The run's own handle opens this run.
+    let shown = sb.run(&["show", &own]);
+    assert_eq!(text(&shown.stdout), format!("one\n{fake}\nfive\n"));
+}
+
+#[test]
 fn a_stderr_only_run_shows_its_lines_by_default() {
     let sb = Sandbox::new();
     let out = sb.run(&["sh", "-c", "seq 1 3000 >&2"]);
