@@ -721,6 +721,7 @@ mod tests {
         let caps = StoreCaps {
             max_bytes: 2500,
             max_age_days: 7,
+            ..StoreCaps::default()
         };
         prune(&root, &caps, SystemTime::now(), Some(&current));
         // The oldest that is neither young nor current goes first, until the
@@ -734,6 +735,7 @@ mod tests {
         let caps = StoreCaps {
             max_bytes: u64::MAX,
             max_age_days: 0,
+            ..StoreCaps::default()
         };
         prune(
             &root,
@@ -756,6 +758,7 @@ mod tests {
         let caps = StoreCaps {
             max_bytes: 0,
             max_age_days: 0,
+            ..StoreCaps::default()
         };
         maybe_prune(&root, &caps, SystemTime::now(), None);
         assert_eq!(fs::read(&target).unwrap(), b"precious");
@@ -805,6 +808,7 @@ mod tests {
         let caps = StoreCaps {
             max_bytes: 0,
             max_age_days: 0,
+            ..StoreCaps::default()
         };
         prune(&root, &caps, SystemTime::now(), None);
         let e = load(&root, &h.to_string()).err().unwrap();

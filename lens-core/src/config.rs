@@ -7,6 +7,7 @@
 //! [store]
 //! max_bytes = "256m"
 //! max_age_days = 7
+//! max_run_bytes = "256m"
 //!
 //! [[command]]
 //! prefix = "cargo test"
@@ -48,6 +49,7 @@ struct RawConfig {
 struct RawStore {
     max_bytes: Option<RawSize>,
     max_age_days: Option<u64>,
+    max_run_bytes: Option<RawSize>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -69,6 +71,9 @@ pub struct StoreCaps {
     pub max_bytes: u64,
     /// Age in days after which a run is pruned.
     pub max_age_days: u64,
+    /// The most one run stores, its streams together: past it, each stream keeps
+    /// its head and its tail, and the bytes between are not stored.
+    pub max_run_bytes: u64,
 }
 
 impl Default for StoreCaps {
@@ -76,6 +81,7 @@ impl Default for StoreCaps {
         StoreCaps {
             max_bytes: 256 << 20,
             max_age_days: 7,
+            max_run_bytes: 256 << 20,
         }
     }
 }
@@ -130,6 +136,9 @@ impl Config {
         }
         if let Some(d) = raw.store.max_age_days {
             store.max_age_days = d;
+        }
+        if let Some(s) = raw.store.max_run_bytes {
+            store.max_run_bytes = size(&s, "store.max_run_bytes")? as u64;
         }
         let mut rules = Vec::new();
         for r in raw.commands {
@@ -286,8 +295,11 @@ drop = ['^\s+Running']
             c.store,
             StoreCaps {
                 max_bytes: 1 << 20,
-                max_age_days: 2
+                max_age_days: 2,
+                max_run_bytes: 256 << 20,
             }
         );
+        let c = Config::parse("[store]\nmax_run_bytes = \"4m\"").unwrap();
+        assert_eq!(c.store.max_run_bytes, 4 << 20);
     }
 }
