@@ -78,12 +78,57 @@ pub struct Capture {
     /// While the stream is held in memory, its store file, written as it
     /// arrives: if Lens is killed outright, what it read is there.
     pub journal: Option<File>,
+    /// The run's directory, once the stream is stored.
+    dir: Option<PathBuf>,
+    /// Bytes in the store file and the offset just past its last newline.
+    stored: u64,
+    stored_nl_end: u64,
+    /// Newlines in the store file's head.
+    head_newlines: u64,
+    /// Past the head's bound: the tail, kept in a ring.
+    tail: Option<Tail>,
+    /// Newlines in the stored stream, and its last byte.
+    all_newlines: u64,
+    last_byte: u8,
+}
+
+/// The tail of a stream past its head's bound: the last `cap` bytes, in a ring
+/// file beside the stream's, put in order when the stream ends.
+struct Tail {
+    ring: File,
+    path: PathBuf,
+    cap: u64,
+    /// Bytes written to the ring.
+    written: u64,
+    /// The stream's offset of the ring's first byte.
+    base: u64,
+    /// Where the stored head ends (past its last whole line).
+    head_end: u64,
+}
+
+/// What a stream bounded by `[store] max_run_bytes` did not store: bytes
+/// `from_byte..to_byte` of the stream, lines `from_line..=to_line`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Unstored {
+    /// `stdout` or `stderr`.
+    pub stream: String,
+    /// The first byte not stored (0-based offset in the stream).
+    pub from_byte: u64,
+    /// The byte after the last not stored.
+    pub to_byte: u64,
+    /// The first line not stored (1-based).
+    pub from_line: u64,
+    /// The last line not stored.
+    pub to_line: u64,
 }
 
 /// What both readers share: the memory held, and the run's store directory once
 /// a stream needs it.
 pub struct Shared {
     limits: Limits,
+    /// Bytes of each stream's head stored, and of its tail.
+    head_cap: u64,
+    tail_cap: u64,
     held_bytes: AtomicU64,
     held_lines: AtomicU64,
     spill: Mutex<Spill>,
@@ -104,8 +149,12 @@ pub struct Spill {
 
 impl Shared {
     /// State for one run: `seed` names it, `root` is the store.
-    pub fn new(limits: Limits, root: PathBuf, seed: Vec<u8>) -> Arc<Shared> {
+    pub fn new(limits: Limits, root: PathBuf, seed: Vec<u8>, max_run_bytes: u64) -> Arc<Shared> {
+        // Each stream gets half of the run's bound: a head and a tail of a quarter.
+        let quarter = (max_run_bytes / 4).max(1);
         Arc::new(Shared {
+            head_cap: quarter,
+            tail_cap: quarter,
             limits,
             held_bytes: AtomicU64::new(0),
             held_lines: AtomicU64::new(0),
@@ -167,6 +216,13 @@ impl Capture {
             abandoned: false,
             stop: false,
             journal: None,
+            dir: None,
+            stored: 0,
+            stored_nl_end: 0,
+            head_newlines: 0,
+            tail: None,
+            all_newlines: 0,
+            last_byte: b'\n',
         }
     }
 
@@ -190,8 +246,8 @@ impl Capture {
                     self.spill(shared);
                 }
             }
-            Body::Stored { file, sampler } => match file.write_all(chunk) {
-                Ok(()) => sampler.push(chunk),
+            Body::Stored { .. } => match self.store(chunk, shared) {
+                Ok(()) => {}
                 Err(e) => {
                     shared.spill().fail(&e);
                     self.print_stored(before);
@@ -223,12 +279,20 @@ impl Capture {
                 .run_dir()
                 .and_then(|run| run.create_stream(self.stream.name())),
         };
-        let written = opened.and_then(|mut f| f.write_all(&buf).map(|()| f));
-        match written {
+        let dir = spill.run.as_ref().map(|r| r.dir.clone());
+        match opened {
             Ok(file) => {
-                let mut sampler = Box::<Sampler>::default();
-                sampler.push(&buf);
-                self.body = Body::Stored { file, sampler };
+                drop(spill);
+                self.dir = dir;
+                self.body = Body::Stored {
+                    file,
+                    sampler: Box::<Sampler>::default(),
+                };
+                if let Err(e) = self.store(&buf, shared) {
+                    shared.spill().fail(&e);
+                    self.body = Body::Printed;
+                    print_to(self.stream, &buf);
+                }
             }
             Err(e) => {
                 spill.fail(&e);
@@ -236,6 +300,117 @@ impl Capture {
                 print_to(self.stream, &buf);
             }
         }
+    }
+
+    /// Writes the next bytes of a stored stream: into its file up to the head's
+    /// bound, then into the tail's ring. The sampler sees every byte.
+    fn store(&mut self, chunk: &[u8], shared: &Shared) -> io::Result<()> {
+        let Body::Stored { file, sampler } = &mut self.body else {
+            return Ok(());
+        };
+        sampler.push(chunk);
+        self.all_newlines += count_newlines(chunk);
+        if let Some(&b) = chunk.last() {
+            self.last_byte = b;
+        }
+        let mut rest = chunk;
+        if self.tail.is_none() {
+            let room = shared.head_cap.saturating_sub(self.stored);
+            let n = rest.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+            let (head, after) = rest.split_at(n);
+            file.write_all(head)?;
+            if let Some(i) = head.iter().rposition(|&b| b == b'\n') {
+                self.stored_nl_end = self.stored + i as u64 + 1;
+            }
+            self.head_newlines += count_newlines(head);
+            self.stored += head.len() as u64;
+            if after.is_empty() && self.stored < shared.head_cap {
+                return Ok(());
+            }
+            // The head is full: it ends after its last whole line, and the
+            // tail starts in a ring beside it.
+            let Some(dir) = &self.dir else {
+                return Err(io::Error::other("no run directory for the tail"));
+            };
+            file.set_len(self.stored_nl_end)?;
+            let path = dir.join(format!("{}.tail", self.stream.name()));
+            let ring = crate::platform::create_private_file(&path)?;
+            self.tail = Some(Tail {
+                ring,
+                path,
+                cap: shared.tail_cap.max(1),
+                written: 0,
+                base: self.stored,
+                head_end: self.stored_nl_end,
+            });
+            rest = after;
+        }
+        let Some(t) = &mut self.tail else {
+            return Ok(());
+        };
+        while !rest.is_empty() {
+            let pos = t.written % t.cap;
+            let n = rest.len().min((t.cap - pos) as usize);
+            t.ring.seek(SeekFrom::Start(pos))?;
+            t.ring.write_all(&rest[..n])?;
+            t.written += n as u64;
+            rest = &rest[n..];
+        }
+        Ok(())
+    }
+
+    /// Puts a bounded stream's tail after its head, from its first whole line,
+    /// and says what was not stored.
+    pub fn finish_tail(&mut self) -> io::Result<Option<Unstored>> {
+        let (Some(t), Body::Stored { file, .. }) = (self.tail.take(), &mut self.body) else {
+            return Ok(None);
+        };
+        let kept = t.written.min(t.cap);
+        let mut ring = t.ring;
+        let mut tail = Vec::with_capacity(kept as usize);
+        // The oldest byte kept is where the next write would go.
+        let oldest = if t.written > t.cap {
+            t.written % t.cap
+        } else {
+            0
+        };
+        ring.seek(SeekFrom::Start(oldest))?;
+        Read::by_ref(&mut ring)
+            .take(kept - oldest)
+            .read_to_end(&mut tail)?;
+        if oldest > 0 {
+            ring.seek(SeekFrom::Start(0))?;
+            Read::by_ref(&mut ring)
+                .take(oldest)
+                .read_to_end(&mut tail)?;
+        }
+        let mut tail_start = t.base + t.written - kept;
+        if tail_start > t.head_end {
+            // The tail starts inside a line the gap cut: from its next line.
+            let skip = tail
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(tail.len(), |i| i + 1);
+            tail.drain(..skip);
+            tail_start += skip as u64;
+        }
+        file.seek(SeekFrom::Start(t.head_end))?;
+        file.write_all(&tail)?;
+        file.set_len(t.head_end + tail.len() as u64)?;
+        drop(ring);
+        let _ = std::fs::remove_file(&t.path);
+        if tail_start <= t.head_end {
+            return Ok(None);
+        }
+        let tail_lines = crate::store::count_lines(&tail);
+        let lines = self.all_newlines + u64::from(self.last_byte != b'\n');
+        Ok(Some(Unstored {
+            stream: self.stream.name().to_string(),
+            from_byte: t.head_end,
+            to_byte: tail_start,
+            from_line: self.head_newlines + 1,
+            to_line: lines.saturating_sub(tail_lines),
+        }))
     }
 
     /// Starts writing a stream held in memory to the store as it arrives (a run

@@ -85,8 +85,18 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
         platform::enlarge_pipe(p);
     }
 
+    // Read before the run: the store's bounds apply while it captures. Its
+    // diagnostics wait until the child's output is shown.
+    let mut diagnostics = Vec::new();
+    let config = load_config(&mut diagnostics);
+    let store_caps = config.as_ref().map(|c| c.store.clone()).unwrap_or_default();
     let seed = run_seed(&argv, started);
-    let shared = capture::Shared::new(capture::Limits::DEFAULT, paths::store(), seed.clone());
+    let shared = capture::Shared::new(
+        capture::Limits::DEFAULT,
+        paths::store(),
+        seed.clone(),
+        store_caps.max_run_bytes,
+    );
     shared.spill().note = serde_json::to_vec(&store::RunningNote {
         pid: std::process::id(),
         argv: argv.clone(),
@@ -188,7 +198,17 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     };
     // Cut short, Lens reports its own death: the exit status a shell would show.
     let exit = cut.map_or(child_exit, |s| 128 + s);
-    let [out, err] = caps.map(|c| capture::take(&c));
+    let [mut out, mut err] = caps.map(|c| capture::take(&c));
+    // A stream past the run's bound keeps its head and tail; what is between is
+    // said, in the view and in meta.json, and never counted as recoverable.
+    let mut unstored = Vec::new();
+    for c in [&mut out, &mut err] {
+        match c.finish_tail() {
+            Ok(Some(u)) => unstored.push(u),
+            Ok(None) => {}
+            Err(e) => shared.spill().fail(&e),
+        }
+    }
     // The child exited and a process it started still held a stream open: what
     // it wrote after the grace period was not captured.
     let lingered: Vec<Stream> = [&out, &err]
@@ -199,8 +219,6 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     // Kept in the store even when nothing is elided: the run did not end on its own.
     let cut_short = cut.or(stdout_gone.then_some(13));
 
-    let mut diagnostics = Vec::new();
-    let config = load_config(&mut diagnostics);
     let settings = config
         .as_ref()
         .map(|c| c.settings(&argv))
@@ -217,6 +235,7 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
         cut_short,
         merged,
         lingered: lingered.iter().map(|s| s.name().to_string()).collect(),
+        unstored: unstored.clone(),
         start_ms: now_ms(started),
         duration_ms,
         stdout_bytes: out.bytes,
@@ -230,6 +249,7 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
         opts: options(level, budget, None, &settings),
         cut,
         keep: cut_short.is_some(),
+        unstored: unstored.clone(),
         lingered: lingered.clone(),
     };
     let mut spill = shared.spill();
@@ -351,8 +371,7 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
         );
     }
     if let Some(h) = handle {
-        let caps = config.map(|c| c.store).unwrap_or_default();
-        store::maybe_prune(&paths::store(), &caps, SystemTime::now(), Some(&h));
+        store::maybe_prune(&paths::store(), &store_caps, SystemTime::now(), Some(&h));
     }
     final_exit
 }
@@ -497,6 +516,8 @@ struct Run<'a> {
     keep: bool,
     /// Streams a process the child started still held open when Lens stopped.
     lingered: Vec<Stream>,
+    /// What the run's bound on the store left out.
+    unstored: Vec<capture::Unstored>,
 }
 
 impl Run<'_> {
@@ -631,6 +652,13 @@ impl Run<'_> {
             text.push_str(&format!(
                 "[lens: the command exited but a process it started kept {} open; what that process wrote later was not captured]\n",
                 names.join(" and ")
+            ));
+        }
+        for u in &self.unstored {
+            let h = handle.map(|h| format!(" handle={h}")).unwrap_or_default();
+            text.push_str(&format!(
+                "[lens: {} lines {}-{} (bytes {}-{}) were not stored: the run passed [store] max_run_bytes; no marker can show them again{h}]\n",
+                u.stream, u.from_line, u.to_line, u.from_byte, u.to_byte
             ));
         }
         if let Some(signum) = self.cut {

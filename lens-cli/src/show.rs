@@ -92,15 +92,49 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
                 Stream::Stdout
             }
         });
-        let file = match open(stream) {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!("lens show: {e}");
-                return 1;
+        let gap = stored
+            .meta
+            .unstored
+            .iter()
+            .find(|u| u.stream == stream.name());
+        // Lines past a gap the run's bound left are stored that many lines
+        // earlier in the file; the gap itself is said, not shown.
+        let (a, b) = (u64::from(a), u64::from(b));
+        let mut pieces = vec![(a, b, 0u64)];
+        if let Some(g) = gap {
+            let missing = g.to_line + 1 - g.from_line;
+            pieces = Vec::new();
+            if a < g.from_line {
+                pieces.push((a, b.min(g.from_line - 1), 0));
             }
-        };
-        let total = copy_lines(file, a, b);
-        if u64::from(a) > total {
+            if b >= g.from_line && a <= g.to_line {
+                eprintln!(
+                    "lens show: {} lines {}-{} were not stored (the run passed [store] max_run_bytes)",
+                    stream.name(),
+                    a.max(g.from_line),
+                    b.min(g.to_line)
+                );
+            }
+            if b > g.to_line {
+                pieces.push((a.max(g.to_line + 1), b, missing));
+            }
+        }
+        let mut total = 0;
+        for (from, to, shift) in pieces {
+            let file = match open(stream) {
+                Ok(f) => f,
+                Err(e) => {
+                    eprintln!("lens show: {e}");
+                    return 1;
+                }
+            };
+            total = copy_lines(file, from - shift, to - shift);
+        }
+        if pieces_empty_total(gap, &mut total, &open, stream) {
+            return 1;
+        }
+        let total = total + gap.map_or(0, |g| g.to_line + 1 - g.from_line);
+        if a > total {
             eprintln!(
                 "lens show: {} has {total} lines; --lines {a}-{b} starts past the end",
                 stream.name()
@@ -123,13 +157,21 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
         }
     };
     if s.level == Level::Three {
-        for st in streams {
-            match open(st) {
-                Ok(f) => capture::copy_to(f, to(st)),
+        for st in &streams {
+            match open(*st) {
+                Ok(f) => capture::copy_to(f, to(*st)),
                 Err(e) => {
                     eprintln!("lens show: {e}");
                     return 1;
                 }
+            }
+        }
+        for u in &stored.meta.unstored {
+            if streams.iter().any(|st| st.name() == u.stream) {
+                eprintln!(
+                    "lens show: {} lines {}-{} (bytes {}-{}) were not stored (the run passed [store] max_run_bytes): the stored stream is its head, then its tail",
+                    u.stream, u.from_line, u.to_line, u.from_byte, u.to_byte
+                );
             }
         }
         return 0;
@@ -382,10 +424,32 @@ impl Reread {
     }
 }
 
+/// When no piece was read (the range lies in the gap), counts the stored
+/// stream's lines; true when it cannot be opened.
+fn pieces_empty_total(
+    gap: Option<&crate::capture::Unstored>,
+    total: &mut u64,
+    open: &dyn Fn(Stream) -> Result<std::fs::File, String>,
+    stream: Stream,
+) -> bool {
+    if *total > 0 || gap.is_none() {
+        return false;
+    }
+    match open(stream) {
+        Ok(f) => {
+            *total = copy_lines(f, u64::MAX, u64::MAX);
+            false
+        }
+        Err(e) => {
+            eprintln!("lens show: {e}");
+            true
+        }
+    }
+}
+
 /// Copies raw lines `a..=b` (1-based) of a stored stream to stdout, in bounded
 /// pieces; returns how many lines the stream has.
-fn copy_lines(mut f: impl Read, a: u32, b: u32) -> u64 {
-    let (a, b) = (u64::from(a), u64::from(b));
+fn copy_lines(mut f: impl Read, a: u64, b: u64) -> u64 {
     let mut buf = vec![0u8; 256 << 10];
     let mut line = 1u64;
     let mut partial = false;

@@ -47,6 +47,10 @@ pub struct Meta {
     /// written to them after Lens stopped waiting is not here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lingered: Vec<String>,
+    /// What the run's bound on the store (`[store] max_run_bytes`) left out of
+    /// each stream: the stored file holds the head, then the tail.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unstored: Vec<crate::capture::Unstored>,
     /// Start time, milliseconds since the Unix epoch.
     pub start_ms: u64,
     /// Wall-clock duration in milliseconds.

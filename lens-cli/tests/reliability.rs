@@ -336,3 +336,45 @@ fn a_stderr_only_run_shows_its_lines_by_default() {
     let lines = sb.run(&["show", &h, "--lines", "2-3"]);
     assert_eq!(lines.stdout, b"2\n3\n");
 }
+
+#[test]
+fn a_run_past_its_store_bound_keeps_head_and_tail_and_says_what_it_left_out() {
+    let sb = Sandbox::new();
+    common::write(&sb.config(), b"[store]\nmax_run_bytes = \"4m\"\n");
+    let out = sb.run(&["seq", "1", "1500000"]);
+    assert_eq!(out.status.code(), Some(0));
+    let e = text(&out.stderr);
+    // A head and a tail of 1 MiB each: lines 1-165668 and the last ones.
+    assert!(e.contains("[lens: stdout lines 165669-"), "{e}");
+    let h = handle_in(&out.stdout).unwrap();
+    let dir = sb.store().join(&h);
+    let stored = std::fs::metadata(dir.join("stdout")).unwrap().len();
+    assert!(stored <= 2 << 20, "{stored} bytes stored");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("meta.json")).unwrap()).unwrap();
+    let u = &meta["unstored"][0];
+    assert_eq!(u["stream"], "stdout");
+    assert_eq!(u["from_byte"], 1_048_571);
+    assert_eq!(u["from_line"], 165_669);
+    let to_line = u["to_line"].as_u64().unwrap();
+    let to_byte = u["to_byte"].as_u64().unwrap();
+    // The byte range is exact: the stored tail starts at line to_line + 1.
+    let before: u64 = (1..=to_line).map(|i| i.to_string().len() as u64 + 1).sum();
+    assert_eq!(before, to_byte);
+    assert_eq!(meta["stdout_lines"], 1_500_000);
+    // Line numbers stay the run's own on both sides of the gap.
+    let head = sb.run(&["show", &h, "--lines", "165667-165668"]);
+    assert_eq!(text(&head.stdout), "165667\n165668\n");
+    let tail = sb.run(&["show", &h, "--lines", "1499999-1500000"]);
+    assert_eq!(text(&tail.stdout), "1499999\n1500000\n");
+    let first_after = format!("{}-{}", to_line + 1, to_line + 1);
+    let after = sb.run(&["show", &h, "--lines", &first_after]);
+    assert_eq!(text(&after.stdout), format!("{}\n", to_line + 1));
+    let gap = sb.run(&["show", &h, "--lines", "500000-500001"]);
+    assert!(gap.stdout.is_empty());
+    assert!(
+        text(&gap.stderr).contains("were not stored"),
+        "{}",
+        text(&gap.stderr)
+    );
+}
