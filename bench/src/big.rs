@@ -319,6 +319,146 @@ pub fn cargo_shim(dir: &Path, log: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Lens as a process: a closed reader, the per-run store bound, a run killed
+/// outright, and memory on error lines over both streams (issue 22).
+#[derive(Serialize)]
+pub struct Process {
+    /// `lens yes` whose reader closes: seconds from the close to Lens's exit.
+    pub closed_reader_exit_secs: f64,
+    /// Its exit code (141: SIGPIPE, as `yes` raw).
+    pub closed_reader_exit_code: Option<i32>,
+    /// Bytes it left in the store.
+    pub closed_reader_stored_bytes: u64,
+    /// The bytes written through `lens` for the store-bound run.
+    pub bound_input_bytes: u64,
+    /// What that run stored (the default max_run_bytes is 256 MiB).
+    pub bound_stored_bytes: u64,
+    /// Its view said which lines were not stored.
+    pub bound_notice: bool,
+    /// A run SIGKILLed after printing 1,000 lines: the next run named it and
+    /// `lens show` gave back all 1,000 lines.
+    pub killed_recovered: bool,
+    /// Seconds the next run took to notice and log it.
+    pub killed_next_run_secs: f64,
+    /// Peak RSS of Lens on `errors_bytes` of error lines, half on each stream.
+    pub errors_rss_mib: f64,
+    /// The size of that output.
+    pub errors_bytes: u64,
+}
+
+/// Runs the process measurements with `lens`; `errors_bytes` of error lines.
+pub fn process(runner: &Runner, lens: &Path, errors_bytes: u64) -> Result<Process> {
+    let env = |c: &mut Command| {
+        c.env("PATH", &runner.path)
+            .env("LENS_STORE", runner.store())
+            .env("LENS_LOG_DIR", runner.scratch.join("log"))
+            .env("LENS_CONFIG", runner.scratch.join("no-config.toml"))
+            .current_dir(&runner.scratch)
+            .stdin(Stdio::null());
+    };
+    // A reader that goes after 200 ms, as `lens yes | head -1` would once fed.
+    runner.clear_store();
+    let mut c = Command::new(lens);
+    env(&mut c);
+    let mut child = c
+        .arg("yes")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let t = Instant::now();
+    drop(child.stdout.take());
+    let status = loop {
+        if let Some(s) = child.try_wait()? {
+            break s;
+        }
+        if t.elapsed().as_secs() > 60 {
+            let _ = child.kill();
+            break child.wait()?;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let closed_reader_exit_secs = round3(t.elapsed().as_secs_f64());
+    let closed_reader_stored_bytes = dir_bytes(&runner.store());
+    // The bound: 1 GiB of 64-byte lines through `lens sh -c 'yes … | head -c'`.
+    runner.clear_store();
+    let bound_input_bytes: u64 = 1 << 30;
+    let line = "x".repeat(63);
+    let script = format!("yes {line} | head -c {bound_input_bytes}");
+    let bound = runner.run(
+        &[lens.display().to_string(), "sh".into(), "-c".into(), script],
+        None,
+    )?;
+    let bound_stored_bytes = dir_bytes(&runner.store());
+    let bound_notice = String::from_utf8_lossy(&bound.stderr).contains("were not stored");
+    // Killed outright after 1,000 lines; the next run logs and names it.
+    runner.clear_store();
+    let mut c = Command::new("timeout");
+    env(&mut c);
+    c.args(["-s", "KILL", "2"])
+        .arg(lens)
+        .args(["sh", "-c", "seq 1 1000; sleep 30"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()?;
+    let t = Instant::now();
+    let mut c = Command::new(lens);
+    env(&mut c);
+    let next = c.arg("true").output()?;
+    let killed_next_run_secs = round3(t.elapsed().as_secs_f64());
+    let said = String::from_utf8_lossy(&next.stderr).into_owned();
+    let killed_recovered = match said.split("lens show ").nth(1).and_then(|h| h.get(..8)) {
+        Some(h) => {
+            let mut c = Command::new(lens);
+            env(&mut c);
+            let shown = c.args(["show", h]).output()?;
+            let want: String = (1..=1000).map(|i| format!("{i}\n")).collect();
+            shown.stdout == want.as_bytes()
+        }
+        None => false,
+    };
+    // Memory on error lines over both streams.
+    runner.clear_store();
+    let half = errors_bytes / 2;
+    let err = "error[E0308]: mismatched types at src/lib.rs:10:5 expected u32 found i64";
+    let script = format!("yes '{err}' | head -c {half}; yes '{err}' | head -c {half} >&2");
+    let errors = runner.run(
+        &[lens.display().to_string(), "sh".into(), "-c".into(), script],
+        None,
+    )?;
+    runner.clear_store();
+    Ok(Process {
+        closed_reader_exit_secs,
+        closed_reader_exit_code: status.code().or_else(|| {
+            use std::os::unix::process::ExitStatusExt;
+            status.signal().map(|s| 128 + s)
+        }),
+        closed_reader_stored_bytes,
+        bound_input_bytes,
+        bound_stored_bytes,
+        bound_notice,
+        killed_recovered,
+        killed_next_run_secs,
+        errors_rss_mib: round1(errors.rss_kib as f64 / 1024.0),
+        errors_bytes,
+    })
+}
+
+/// Bytes of the regular files under `dir`.
+fn dir_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_bytes(&e.path()),
+            Ok(t) if t.is_file() => e.metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        })
+        .sum()
+}
+
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }

@@ -730,6 +730,23 @@ fn big(args: &[String]) -> Result<()> {
         }));
         std::fs::remove_file(&log)?;
     }
+    // Lens as a process: a closed reader, the store bound, a kill, and memory
+    // on error lines over both streams.
+    println!("big: closed reader, store bound, killed run, error lines on both streams ...");
+    let process = big::process(&runner, &lens, gib << 30)?;
+    println!(
+        "  closed reader: exit {:?} {:.3} s after the close, {} bytes stored; bound: {} bytes in, {} stored, notice {}; killed run recovered: {} (next run {:.3} s); error lines: {:.1} MiB peak RSS for {} bytes",
+        process.closed_reader_exit_code,
+        process.closed_reader_exit_secs,
+        process.closed_reader_stored_bytes,
+        process.bound_input_bytes,
+        process.bound_stored_bytes,
+        process.bound_notice,
+        process.killed_recovered,
+        process.killed_next_run_secs,
+        process.errors_rss_mib,
+        process.errors_bytes
+    );
     let peak = rows
         .iter()
         .map(|r| r.lens_rss_mib)
@@ -762,6 +779,7 @@ fn big(args: &[String]) -> Result<()> {
                 "show_identical": seq_show,
             },
             "cargo_logs": logs,
+            "process": process,
             "lens_peak_rss_mib": peak,
         }),
     )?;
