@@ -367,42 +367,56 @@ impl Capture {
         };
         let kept = t.written.min(t.cap);
         let mut ring = t.ring;
-        let mut tail = Vec::with_capacity(kept as usize);
-        // The oldest byte kept is where the next write would go.
+        // The oldest byte kept is where the next write would go; the tail is
+        // copied in pieces, never held whole.
         let oldest = if t.written > t.cap {
             t.written % t.cap
         } else {
             0
         };
-        ring.seek(SeekFrom::Start(oldest))?;
-        Read::by_ref(&mut ring)
-            .take(kept - oldest)
-            .read_to_end(&mut tail)?;
-        if oldest > 0 {
-            ring.seek(SeekFrom::Start(0))?;
-            Read::by_ref(&mut ring)
-                .take(oldest)
-                .read_to_end(&mut tail)?;
-        }
+        let segments = [(oldest, kept - oldest), (0, oldest)];
+        let mut buf = vec![0u8; 256 << 10];
         let mut tail_start = t.base + t.written - kept;
-        if tail_start > t.head_end {
-            // The tail starts inside a line the gap cut: from its next line.
-            let skip = tail
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(tail.len(), |i| i + 1);
-            tail.drain(..skip);
-            tail_start += skip as u64;
-        }
+        let mut skipping = tail_start > t.head_end;
+        let (mut copied, mut newlines, mut last) = (0u64, 0u64, b'\n');
         file.seek(SeekFrom::Start(t.head_end))?;
-        file.write_all(&tail)?;
-        file.set_len(t.head_end + tail.len() as u64)?;
+        for (at, len) in segments {
+            ring.seek(SeekFrom::Start(at))?;
+            let mut left = len;
+            while left > 0 {
+                let n = left.min(buf.len() as u64) as usize;
+                ring.read_exact(&mut buf[..n])?;
+                left -= n as u64;
+                let mut piece = &buf[..n];
+                if skipping {
+                    // The tail starts inside a line the gap cut: from its next line.
+                    match piece.iter().position(|&b| b == b'\n') {
+                        Some(i) => {
+                            tail_start += i as u64 + 1;
+                            piece = &piece[i + 1..];
+                            skipping = false;
+                        }
+                        None => {
+                            tail_start += n as u64;
+                            continue;
+                        }
+                    }
+                }
+                file.write_all(piece)?;
+                copied += piece.len() as u64;
+                newlines += count_newlines(piece);
+                if let Some(&b) = piece.last() {
+                    last = b;
+                }
+            }
+        }
+        file.set_len(t.head_end + copied)?;
         drop(ring);
         let _ = std::fs::remove_file(&t.path);
         if tail_start <= t.head_end {
             return Ok(None);
         }
-        let tail_lines = crate::store::count_lines(&tail);
+        let tail_lines = newlines + u64::from(copied > 0 && last != b'\n');
         let lines = self.all_newlines + u64::from(self.last_byte != b'\n');
         Ok(Some(Unstored {
             stream: self.stream.name().to_string(),

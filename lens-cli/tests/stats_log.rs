@@ -35,12 +35,13 @@ fn a_bad_byte_costs_its_line_not_the_report() {
 fn every_record_of_a_large_log_is_counted_the_newest_too() {
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.log_dir()).unwrap();
-    // Past the 16 MiB a read once stopped at, over both files of the rotation.
+    // Past the 16 MiB per file a read once stopped at, over both files of the
+    // rotation.
     let pad = "x".repeat(400);
     let line = |i: usize| record(i, &format!("old{pad}"));
-    let n = 30_000;
+    let n = 40_000;
     let older: String = (0..n).map(|i| line(i) + "\n").collect();
-    assert!(older.len() > 12 << 20);
+    assert!(older.len() > 16 << 20);
     std::fs::write(sb.log_dir().join("runs.1.jsonl"), older).unwrap();
     let mut newer: String = (n..2 * n).map(|i| line(i) + "\n").collect();
     newer.push_str(&record(2 * n, "newest"));
