@@ -5,6 +5,7 @@
 //! as a repeat, or as another report of a cause already in the view.
 
 use crate::doc::{Class, Doc, Fate, Stream};
+use crate::stages::classify::log;
 
 /// Lines of the block kept after a failure line (its message, location and help).
 const AFTER: usize = 24;
@@ -24,7 +25,14 @@ pub fn run(doc: &mut Doc, budget: usize) {
         let block = doc.blocks.get(doc.lines[i].block as usize);
         let block_end = block.map_or(i + 1, |b| b.end);
         let lo = i.saturating_sub(BEFORE);
-        let hi = block_end.max(i + 1 + BEFORE).min(i + 1 + AFTER).min(n);
+        let mut hi = block_end.max(i + 1 + BEFORE).min(i + 1 + AFTER).min(n);
+        // A log record's context is what it carries (a stack trace), up to the
+        // next record: that one is kept or not on its own.
+        if log::is_record(&doc.lines[i].text) {
+            hi = (i + 1..hi)
+                .find(|&j| log::is_record(&doc.lines[j].text))
+                .unwrap_or(hi);
+        }
         for l in &mut doc.lines[lo..hi] {
             if l.stream == stream && l.fate == Fate::Keep && l.class != Class::Progress {
                 l.fate = Fate::Force;

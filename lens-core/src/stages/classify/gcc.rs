@@ -47,6 +47,7 @@ pub fn find(doc: &Doc, out: &mut Found, range: std::ops::Range<usize>) {
         // The location holds no space, so the head's first space follows its `:`
         // and comes right before the severity: one search instead of three.
         let maybe = doc.lines[i].colon
+            && !super::log::starts_with_clock(t)
             && t.split_once(' ').is_some_and(|(loc, rest)| {
                 loc.ends_with(':')
                     && (rest.starts_with("error")

@@ -274,6 +274,10 @@ pub fn class_of(text: &str) -> Class {
     if text.starts_with("[ERROR]") && MAVEN_ADVICE.is_match(text) {
         return Class::Plain;
     }
+    // A log line is classified by its level word, wherever its timestamp puts it.
+    if let Some(class) = super::log::class(text, class_of) {
+        return class;
+    }
     // Most lines hold none of the words any of the three classes needs: one scan
     // for all of them decides that, and says which of the three patterns can match.
     let lists = words(text);

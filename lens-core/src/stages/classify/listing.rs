@@ -174,12 +174,15 @@ fn looks_like_mode(t: &str) -> bool {
     b.len() > 10 && b"-dlcbps".contains(&b[0]) && b[1..10].iter().all(|c| b"rwxsStT-".contains(c))
 }
 
-/// `path:12:` at the start of a line.
+/// `path:12:` at the start of a line, and not a clock (`2024-01-01 12:59:59`).
 fn looks_like_grep(t: &str) -> bool {
-    t.split_once(':').is_some_and(|(_, rest)| {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        digits > 0 && rest.as_bytes().get(digits) == Some(&b':')
-    })
+    !super::log::starts_with_clock(t)
+        && t.split_once(':').is_some_and(|(path, rest)| {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            digits > 0
+                && rest.as_bytes().get(digits) == Some(&b':')
+                && !super::log::is_clock_location(path)
+        })
 }
 
 /// `ls -l`, of one directory or several (each under its `dir:` header).

@@ -17,6 +17,7 @@ mod go;
 mod install;
 mod json;
 mod listing;
+pub(crate) mod log;
 mod pytest;
 mod python;
 mod ruff;
