@@ -202,9 +202,11 @@ struct Piece {
 
 /// A digest cut to `room` with its names first: every section heading, and
 /// every list's head (its key or rule, then `…`), are kept before anything else;
-/// then the other lines, in order, while each fits; then the lists' items, one
-/// round at a time (every list's first item, then every list's second, …), so a
-/// cut list still shows its first entries whatever its place. `None` when the
+/// then the other lines while each fits, the unusual ones first ([`unusual`]),
+/// then the rest in order; then the lists' items, one round at a time (every
+/// list's next item, then the next, …), the unusual items in rounds of their
+/// own before any other, so what went is what repeats. A list keeps its items in
+/// their order, each run of left-out items printed as one `…`. `None` when the
 /// names alone do not fit.
 fn names_first(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
     const MORE: &str = "…";
@@ -217,43 +219,59 @@ fn names_first(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
         })
         .sum();
     let mut left = room.checked_sub(reserved)?;
-    let mut unlisted = 0;
+    let (rare_line, rare_item) = unusual(pieces);
     let mut text = vec![false; pieces.len()];
-    for (k, p) in pieces.iter().enumerate() {
-        if !p.heading && p.items.is_empty() && !p.extra {
-            if p.len() < left {
+    for rare in [true, false] {
+        for (k, p) in pieces.iter().enumerate() {
+            if !p.heading
+                && p.items.is_empty()
+                && !p.extra
+                && rare_line[k] == rare
+                && p.len() < left
+            {
                 left -= p.len() + 1;
                 text[k] = true;
-            } else {
-                unlisted += 1;
             }
         }
     }
-    // Items a round at a time; a list stops at its first item that does not fit.
-    let mut taken = vec![0usize; pieces.len()];
-    let mut open: Vec<usize> = (0..pieces.len())
-        .filter(|&k| !pieces[k].items.is_empty())
-        .collect();
-    while !open.is_empty() {
-        open.retain(|&k| {
+    let mut unlisted = (0..pieces.len())
+        .filter(|&k| {
             let p = &pieces[k];
-            let n = taken[k];
-            let item = p.items[n].len();
-            // With n of its items, a cut list prints `head i1 i2 … in …`: each
-            // item costs itself and one separator. The last item replaces the
-            // separator and `…` before it.
-            let cost = if n + 1 == p.items.len() {
-                item.saturating_sub(MORE.len())
-            } else {
-                item + p.sep.len()
-            };
-            if cost > left {
-                return false;
-            }
-            left -= cost;
-            taken[k] += 1;
-            taken[k] < p.items.len()
-        });
+            !p.heading && p.items.is_empty() && !p.extra && !text[k]
+        })
+        .count();
+    // Items a round at a time; in each of the two passes (the unusual items,
+    // then the rest) a list stops at its first item that does not fit.
+    let mut taken: Vec<Vec<bool>> = pieces.iter().map(|p| vec![false; p.items.len()]).collect();
+    for rare in [true, false] {
+        let mut next = vec![0usize; pieces.len()];
+        let mut open: Vec<usize> = (0..pieces.len())
+            .filter(|&k| !pieces[k].items.is_empty())
+            .collect();
+        while !open.is_empty() {
+            open.retain(|&k| {
+                let p = &pieces[k];
+                let t = &mut taken[k];
+                let Some(n) = (next[k]..p.items.len()).find(|&n| !t[n] && rare_item[k][n] == rare)
+                else {
+                    return false;
+                };
+                // The item replaces the `…` standing for the run it is in; what is
+                // left of that run on either side is a `…` of its own.
+                let gap_before = n > 0 && !t[n - 1];
+                let gap_after = n + 1 < p.items.len() && !t[n + 1];
+                let tokens = usize::from(gap_before) + usize::from(gap_after);
+                let cost = p.items[n].len() + tokens * (MORE.len() + p.sep.len());
+                let cost = cost.saturating_sub(MORE.len());
+                if cost > left {
+                    return false;
+                }
+                left -= cost;
+                t[n] = true;
+                next[k] = n + 1;
+                true
+            });
+        }
     }
     // Then excerpts, in order, while each fits; one cut leaves the rest out (half
     // an excerpt reads as a different one).
@@ -271,20 +289,100 @@ fn names_first(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
         if p.heading || (p.items.is_empty() && text[k]) {
             out.push(p.render());
         } else if !p.items.is_empty() {
-            let n = taken[k];
-            let mut line = p.head.clone();
-            line.push_str(&p.items[..n].join(p.sep));
-            if n < p.items.len() {
-                if n > 0 {
-                    line.push_str(p.sep);
+            let mut tokens: Vec<&str> = Vec::new();
+            for (n, item) in p.items.iter().enumerate() {
+                if taken[k][n] {
+                    tokens.push(item);
+                } else {
+                    unlisted += 1;
+                    if n == 0 || taken[k][n - 1] {
+                        tokens.push(MORE);
+                    }
                 }
-                line.push_str(MORE);
-                unlisted += p.items.len() - n;
             }
-            out.push(line);
+            out.push(format!("{}{}", p.head, tokens.join(p.sep)));
         }
     }
     Some((out, unlisted))
+}
+
+/// Which of a digest's lines (those without items) and which of its lists'
+/// items are unusual: their template (a line's shape, an item's first word, with
+/// every word holding a digit masked) occurs once among many that repeat, or,
+/// for a listing's `name(bytes)`, the size is ten times the median or more. When
+/// most entries are one of a kind, none is unusual by its template: there is no
+/// routine to stand out from.
+fn unusual(pieces: &[Piece]) -> (Vec<bool>, Vec<Vec<bool>>) {
+    use std::collections::HashMap;
+    let first_word = |item: &str| -> u64 {
+        // A grep item's line number (`12:`) is where it is, not what it says.
+        let t = item.trim_start_matches(|c: char| c.is_ascii_digit());
+        let t = if t.len() < item.len() {
+            t.strip_prefix(':').unwrap_or(item)
+        } else {
+            item
+        };
+        // Its first word that holds a letter: a comment's `//` or `#` says nothing.
+        let word = t
+            .split_whitespace()
+            .find(|w| w.chars().any(char::is_alphabetic))
+            .unwrap_or("");
+        crate::stages::rank::shape(word)
+    };
+    let is_line = |p: &Piece| !p.heading && p.items.is_empty() && !p.extra;
+    let line_shapes: Vec<Option<u64>> = pieces
+        .iter()
+        .map(|p| is_line(p).then(|| crate::stages::rank::shape(&p.head)))
+        .collect();
+    let item_shapes: Vec<Vec<u64>> = pieces
+        .iter()
+        .map(|p| p.items.iter().map(|i| first_word(i)).collect())
+        .collect();
+    let rare_of = |shapes: &mut dyn Iterator<Item = u64>| -> HashMap<u64, bool> {
+        let mut count: HashMap<u64, usize> = HashMap::new();
+        let mut total = 0;
+        for s in shapes {
+            *count.entry(s).or_default() += 1;
+            total += 1;
+        }
+        let once = count.values().filter(|&&n| n == 1).count();
+        let informative = total >= 4 && once * 4 <= total;
+        count
+            .into_iter()
+            .map(|(s, n)| (s, informative && n == 1))
+            .collect()
+    };
+    let lines = rare_of(&mut line_shapes.iter().flatten().copied());
+    let items = rare_of(&mut item_shapes.iter().flatten().copied());
+    let rare_line = line_shapes
+        .iter()
+        .map(|s| s.is_some_and(|s| lines[&s]))
+        .collect();
+    // Sizes as `ls` digests print them: `name(1234)`, `name*(1234)`.
+    let size =
+        |item: &str| -> Option<u64> { item.strip_suffix(')')?.rsplit_once('(')?.1.parse().ok() };
+    let mut sizes: Vec<u64> = pieces
+        .iter()
+        .flat_map(|p| p.items.iter().filter_map(|i| size(i)))
+        .collect();
+    sizes.sort_unstable();
+    let median = (sizes.len() >= 8).then(|| sizes[sizes.len() / 2]);
+    let rare_item = pieces
+        .iter()
+        .zip(&item_shapes)
+        .map(|(p, shapes)| {
+            p.items
+                .iter()
+                .zip(shapes)
+                .map(|(i, s)| {
+                    let outlier =
+                        median.is_some_and(|m| size(i).is_some_and(|z| z >= m.max(1) * 10));
+                    items[s] || outlier
+                })
+                .collect()
+        })
+        .collect();
+    (rare_line, rare_item)
 }
 
 /// A digest cut to `room` in order: lines while they fit, the first that does
@@ -754,6 +852,47 @@ mod tests {
                     proptest::prop_assert!(unlisted > 0 && unlisted <= total);
                 }
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// A cut digest keeps the one entry unlike the others (an item of a list,
+        /// a line of its own) over those that repeat one template, whatever its
+        /// place, whenever the room holds the names and it.
+        #[test]
+        fn a_cut_keeps_the_unusual_entry_over_the_repeated_ones(
+            files in 2usize..30,
+            per in 4usize..20,
+            at in 0usize..600,
+            slack in 0usize..3000,
+        ) {
+            let argv = vec![];
+            let doc = Doc::new(&argv, "", "", 0);
+            let odd = "977:FIXME(security): token logged";
+            let mut entries: Vec<Entry> = (0..files)
+                .map(|f| Entry {
+                    key: format!("src/m{f}.rs:"),
+                    items: (0..per).map(|k| format!("{}:TODO: tidy case {k}", k * 3 + 1)).collect(),
+                })
+                .collect();
+            let (f, k) = ((at / per) % files, at % per);
+            entries[f].items.insert(k, odd.to_string());
+            let listing = Digest {
+                body: Body::Listing { template: None, entries },
+                ..Digest::of_lines(Stream::Stdout, 0, 0, Vec::new())
+            };
+            let whole: usize = listing.lines(&doc, Detail::Full).iter().map(|l| l.len() + 1).sum();
+            let names: usize = (0..files).map(|f| format!("src/m{f}.rs: …").len() + 1).sum();
+            let room = (names + odd.len() + 16 + slack).min(whole - 1);
+            let (out, unlisted) = listing.lines_within(&doc, Detail::Full, room);
+            proptest::prop_assert!(unlisted > 0);
+            proptest::prop_assert!(out.iter().any(|l| l.contains(odd)), "{:?}", out);
+            // Lines of their own: one table row unlike the rest.
+            let mut rows: Vec<String> = (0..files * per).map(|i| format!("web-{i}  1/1  Running  0  {}d", i % 9)).collect();
+            rows.insert(at % rows.len(), "db-0  0/1  CrashLoopBackOff  7  2d".to_string());
+            let table = Digest::of_lines(Stream::Stdout, 0, 0, rows);
+            let (out, _) = table.lines_within(&doc, Detail::Full, 64 + slack / 4);
+            proptest::prop_assert!(out.iter().any(|l| l.contains("CrashLoopBackOff")), "{:?}", out);
         }
     }
 

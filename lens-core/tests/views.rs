@@ -1,10 +1,14 @@
 //! Views keep what is rare: the reproductions of the outputs where a view used to
-//! lose the one line that mattered (a log's error under a timestamp).
+//! lose the one line that mattered (a log's error under a timestamp, the unusual
+//! match among routine ones, the outlier file of a listing, a commit of a `git log
+//! -p`), and the property that a digest's cut drops what repeats first, for every
+//! shape that cuts.
 
 mod common;
 
 use common::{check_stream, HANDLE};
 use lens_core::{view, Handle, Level, Options, Request};
+use proptest::prelude::*;
 
 /// The view of stdout `out` of `cmd` (split on spaces) at `level`; the view is
 /// checked against the raw output line by line.
@@ -118,5 +122,129 @@ fn every_common_log_format_keeps_its_error() {
         let zero = view_of("cat app.log", &out, 0, Level::Zero);
         let counted = zero.contains(" errors=1 ") || zero.contains(" warnings=1 ");
         assert!(counted, "{odd}: {zero}");
+    }
+}
+
+/// `grep -rnE 'TODO|FIXME' .` over 30 files, ten routine TODOs each, one
+/// `FIXME(security)` in the 23rd file's middle.
+fn todos() -> String {
+    let mut out = String::new();
+    for f in 0..30 {
+        for k in 0..10 {
+            out.push_str(&format!(
+                "./src/mod{f:02}/handler.rs:{}:    // TODO: tidy up case {k} of module {f}\n",
+                k * 7 + 3
+            ));
+            if f == 22 && k == 5 {
+                out.push_str(&format!(
+                    "./src/mod{f:02}/handler.rs:60:    // FIXME(security): token is written to the log\n"
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn grep_keeps_the_unusual_match_among_routine_ones() {
+    let out = todos();
+    let two = view_of("grep -rnE TODO|FIXME .", &out, 0, Level::Two);
+    assert!(two.contains("FIXME(security)"), "{two}");
+    assert!(two.contains(" unlisted="), "the digest was cut: {two}");
+    // Every file is still named.
+    for f in 0..30 {
+        assert!(
+            two.contains(&format!("./src/mod{f:02}/handler.rs:")),
+            "{f}: {two}"
+        );
+    }
+}
+
+/// `ls -la` of 600 rotated logs of a few KB and one 48 MB core file.
+fn big_ls() -> String {
+    let mut out = String::from("total 51200\ndrwxr-xr-x  2 app app     4096 Mar 10 09:00 .\ndrwxr-xr-x 12 app app     4096 Mar  1 08:00 ..\n");
+    for i in 0..600 {
+        let name = format!("worker-{:03}.log", i);
+        if i == 417 {
+            out.push_str("-rw-------  1 app app 50331648 Mar  9 23:41 core.31337\n");
+        }
+        out.push_str(&format!(
+            "-rw-r--r--  1 app app {:>8} Mar  9 23:{:02} {name}\n",
+            2000 + (i * 37) % 900,
+            i % 60
+        ));
+    }
+    out
+}
+
+#[test]
+fn a_large_listing_keeps_its_outlier() {
+    let out = big_ls();
+    let two = view_of("ls -la /var/log/app", &out, 0, Level::Two);
+    assert!(two.contains("core.31337(50331648)"), "{two}");
+    assert!(two.contains(" unlisted="), "{two}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// One line unlike the others among `n` that repeat one template is kept
+    /// when the digest must be cut, wherever it is, for every shape that cuts.
+    #[test]
+    fn an_unusual_entry_among_repeated_ones_is_always_kept(
+        n in 300usize..900,
+        at in 0usize..1000,
+        shape in 0usize..5,
+    ) {
+        let at = at % n;
+        let (cmd, lines, odd): (&str, Vec<String>, &str) = match shape {
+            0 => (
+                "grep -rn TODO .",
+                (0..n).map(|i| format!("./pkg/f{:02}.go:{}:// TODO: revisit branch {i}", i % 25, i + 1)).collect(),
+                "./pkg/f07.go:9999:// SECURITY: key checked in TODO",
+            ),
+            1 => (
+                "find . -name *.o",
+                (0..n).map(|i| format!("./build/obj{}/unit_{i}_{}.o", i % 9, i * 7 % 13)).collect(),
+                "./build/obj3/passwords.txt",
+            ),
+            2 => (
+                "ls -l",
+                (0..n).map(|i| format!("-rw-r--r-- 1 u u {:>5} Jan  1  2026 part_{i}_{}.bin", 1000 + i % 50, i % 7)).collect(),
+                "-rw-r--r-- 1 u u  1010 Jan  1  2026 notes.txt",
+            ),
+            3 => (
+                "git status",
+                {
+                    let mut v = vec!["On branch main".to_string(), "Changes not staged for commit:".to_string()];
+                    v.extend((0..n).map(|i| format!("\tmodified:   snapshots/frame_{i}_{}.snap", i % 3)));
+                    v
+                },
+                "\tdeleted:    src/auth/session.rs",
+            ),
+            _ => (
+                "kubectl get pods",
+                {
+                    let mut v = vec!["NAME          READY   STATUS    RESTARTS   AGE".to_string()];
+                    v.extend((0..n).map(|i| format!("web-{i:<9} 1/1     Running   0          {}d", i % 9 + 1)));
+                    v
+                },
+                "db-0          0/1     Error     7          2d",
+            ),
+        };
+        let mut lines = lines;
+        let first_entry = usize::from(shape >= 3) + usize::from(shape == 3);
+        lines.insert((at + first_entry).min(lines.len()), odd.to_string());
+        let out: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let two = view_of(cmd, &out, 0, Level::Two);
+        prop_assert!(two.contains(" unlisted="), "not cut: {}", two);
+        let needle = match shape {
+            0 => "SECURITY: key checked",
+            1 => "passwords.txt",
+            2 => "notes.txt",
+            3 => "src/auth/session.rs",
+            _ => "db-0",
+        };
+        prop_assert!(two.contains(needle), "{} lost: {}", needle, two);
     }
 }
