@@ -142,8 +142,17 @@ impl Digest {
         let (mut out, unlisted) = if whole <= room {
             (pieces.iter().map(Piece::render).collect(), 0)
         } else {
-            names_first(&pieces, room).unwrap_or_else(|| in_order(&pieces, room))
+            names_first(&pieces, room)
+                .or_else(|| headings_only(&pieces, room))
+                .unwrap_or_else(|| in_order(&pieces, room))
         };
+        // A hunk is one piece, shown whole or not at all; its lines are lines.
+        if out.iter().any(|l| l.contains('\n')) {
+            out = out
+                .iter()
+                .flat_map(|l| l.split('\n').map(str::to_string))
+                .collect();
+        }
         if detail == Detail::Head && out.len() > HEAD {
             let more = out.len() - (HEAD - 1);
             out.truncate(HEAD - 1);
@@ -163,8 +172,7 @@ impl Digest {
                     let mut h = Piece::text(head.clone());
                     h.heading = true;
                     let h = (!head.is_empty()).then_some(h);
-                    h.into_iter()
-                        .chain(lines.iter().map(|l| Piece::text(l.clone())))
+                    h.into_iter().chain(hunks(lines).map(Piece::text))
                 })
                 .collect(),
             Body::Redrawn(t) => vec![Piece::text(t.clone())],
@@ -185,6 +193,25 @@ impl Digest {
             Body::Findings(groups) => findings(doc, groups, detail),
         }
     }
+}
+
+/// A section's lines as the pieces a cut takes or leaves: each diff hunk (its
+/// `@@` line and the changed lines under it) joined by newlines into one, so a
+/// cut never leaves a lone `+`; every other line on its own.
+fn hunks(lines: &[String]) -> impl Iterator<Item = String> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let first = lines.get(i)?;
+        let mut j = i + 1;
+        if first.starts_with("@@ ") {
+            while j < lines.len() && lines[j].starts_with(['+', '-']) {
+                j += 1;
+            }
+        }
+        let piece = lines[i..j].join("\n");
+        i = j;
+        Some(piece)
+    })
 }
 
 /// One digest line: a head, then a list of items (names) joined by `sep`.
@@ -383,6 +410,27 @@ fn unusual(pieces: &[Piece]) -> (Vec<bool>, Vec<Vec<bool>>) {
         })
         .collect();
     (rare_line, rare_item)
+}
+
+/// A sectioned digest whose headings alone do not fit `room` (a commit line per
+/// commit of a long `git log -p`): the headings in order while they fit, the
+/// lines under them left out. `None` without headings.
+fn headings_only(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
+    if !pieces.iter().any(|p| p.heading) {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut left = room;
+    let mut unlisted = 0;
+    for p in pieces {
+        if p.heading && p.len() < left {
+            left -= p.len() + 1;
+            out.push(p.render());
+        } else {
+            unlisted += p.names();
+        }
+    }
+    Some((out, unlisted))
 }
 
 /// A digest cut to `room` in order: lines while they fit, the first that does

@@ -248,3 +248,115 @@ proptest! {
         prop_assert!(two.contains(needle), "{} lost: {}", needle, two);
     }
 }
+
+/// What a view must hold of a `git log -p` digest: every commit's short hash,
+/// author with address, date and subject, and every hunk it shows whole (the
+/// `@@ -a,b +c,d @@` line followed by exactly its b + d changed lines).
+fn check_log_p(raw: &str, view: &str) {
+    let lines: Vec<&str> = raw.lines().collect();
+    let mut k = 0;
+    while k < lines.len() {
+        if let Some(hash) = lines[k].strip_prefix("commit ") {
+            let author = lines[k + 1].strip_prefix("Author: ").expect("an author");
+            let date = lines[k + 2].strip_prefix("Date:   ").expect("a date");
+            let subject = lines[k + 4].trim();
+            let year = date.split_whitespace().nth(4).expect("a year");
+            let line = view
+                .lines()
+                .find(|l| l.starts_with(&hash[..7]))
+                .unwrap_or_else(|| panic!("commit {hash} missing: {view}"));
+            // An author's address is printed at their first (newest) commit in
+            // the view; their later commits name them alone.
+            let (name, _) = author.split_once(" <").expect("an address");
+            assert!(line.contains(name), "{line}");
+            assert!(view.contains(author.trim()), "{author} never printed whole");
+            assert!(line.contains(subject), "{line}");
+            assert!(line.contains(year), "{line}");
+        }
+        k += 1;
+    }
+    let shown: Vec<&str> = view.lines().collect();
+    for (i, l) in shown.iter().enumerate() {
+        let Some(spec) = l.strip_prefix("@@ -") else {
+            assert!(
+                !(l.starts_with(['+', '-'])
+                    && (i == 0 || !shown[i - 1].starts_with(['+', '-', '@']))),
+                "a changed line outside a hunk: {l}"
+            );
+            continue;
+        };
+        let count = |s: &str| -> usize { s.split(',').nth(1).unwrap_or("1").parse().unwrap() };
+        let mut parts = spec.split(' ');
+        let (old, new) = (
+            parts.next().unwrap(),
+            parts.next().unwrap().trim_start_matches('+'),
+        );
+        let want = count(old) + count(new);
+        let got = shown[i + 1..]
+            .iter()
+            .take_while(|l| l.starts_with(['+', '-']) && !l.starts_with("[lens:"))
+            .count();
+        assert_eq!(got, want, "hunk {l} shown in part: {view}");
+    }
+}
+
+#[test]
+fn git_log_p_of_this_repositorys_makefile_keeps_every_commit_and_whole_hunks() {
+    let raw = include_str!("fixtures/git-log-p-makefile.stdout");
+    let two = view_of("git log -p -- Makefile", raw, 0, Level::Two);
+    assert!(two.len() < raw.len());
+    check_log_p(raw, &two);
+}
+
+#[test]
+fn git_log_p_of_one_files_forty_commits_keeps_every_commit_and_whole_hunks() {
+    let dir = std::env::temp_dir().join(format!("lens-views-git-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&dir)
+            .env("HOME", &dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_DATE", "2026-02-03T05:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2026-02-03T05:00:00Z")
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    git(&["init", "-q", "-b", "main"]);
+    let mut body: Vec<String> = (0..60).map(|i| format!("value_{i} = {i}")).collect();
+    for c in 0..40 {
+        // Each commit changes two lines far apart and adds one.
+        body[(c * 7) % 60] = format!("value_{} = {} # changed in {c}", (c * 7) % 60, c * 100);
+        body[(c * 13 + 30) % 60] = format!("value_{} = {}", (c * 13 + 30) % 60, c);
+        body.push(format!("added_{c} = true"));
+        std::fs::write(dir.join("settings.py"), body.join("\n") + "\n").unwrap();
+        git(&["add", "settings.py"]);
+        let (name, mail) = [
+            ("Ada Okafor", "ada@example.com"),
+            ("Chen Wei", "chen@example.com"),
+        ][c % 2];
+        git(&[
+            "-c",
+            &format!("user.name={name}"),
+            "-c",
+            &format!("user.email={mail}"),
+            "commit",
+            "-q",
+            "-m",
+            &format!("Tune setting group {c}"),
+        ]);
+    }
+    let raw = git(&["log", "-p", "--", "settings.py"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let two = view_of("git log -p -- settings.py", &raw, 0, Level::Two);
+    assert!(two.len() < raw.len());
+    check_log_p(&raw, &two);
+}

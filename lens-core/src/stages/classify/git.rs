@@ -78,6 +78,11 @@ fn stat_file(t: &str) -> Option<&str> {
 /// (every file and changed line, with exact numbers), so the digest is sections.
 fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
     let mut commits: Vec<Commit> = Vec::new();
+    // Each author's address is printed at their first commit (the newest);
+    // their later ones name them alone, which the first one resolves.
+    let mut addresses: std::collections::HashMap<String, String> = Default::default();
+    // The files `--stat` lists under each commit.
+    let mut stat_files: Vec<Vec<String>> = Vec::new();
     let mut i = range.start;
     let mut end = range.start;
     while i < range.end {
@@ -96,7 +101,8 @@ fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usiz
             if patch_from.is_some() {
                 // Inside a -p patch: everything up to the next commit is the patch.
             } else if let Some(a) = t.strip_prefix("Author: ") {
-                author = a.split(" <").next().unwrap_or(a).to_string();
+                // The name with its address: the address says who it is.
+                author = a.trim().to_string();
             } else if let Some(d) = t.strip_prefix("Date: ") {
                 date = short_date(d);
             } else if subject.is_empty() && t.starts_with("    ") && !t.trim().is_empty() {
@@ -114,9 +120,17 @@ fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usiz
             i += 1;
         }
         end = i;
-        if !files.is_empty() {
-            changes = format!("{changes}: {}", files.join(", "));
-        }
+        let author = match author.split_once(" <") {
+            Some((name, mail)) => match addresses.get(name) {
+                Some(known) if known == mail => name.to_string(),
+                Some(_) => author.clone(),
+                None => {
+                    addresses.insert(name.to_string(), mail.to_string());
+                    author.clone()
+                }
+            },
+            None => author.clone(),
+        };
         let line = if changes.is_empty() {
             format!("{hash} {subject} ({author}, {date})")
         } else {
@@ -124,6 +138,7 @@ fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usiz
         };
         let patch = patch_from.map_or_else(Vec::new, |from| diff_sections(doc, from..i));
         commits.push((line, patch));
+        stat_files.push(files);
         if i < range.end && !is_commit(&doc.lines[i].text) {
             break;
         }
@@ -132,17 +147,58 @@ fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usiz
         return;
     }
     if commits.iter().all(|(_, p)| p.is_empty()) {
-        let lines = commits.into_iter().map(|(l, _)| l).collect();
-        found
-            .digests
-            .push(Digest::of_lines(stream, range.start, end, lines));
+        // A commit's line is an entry's key and its files are the items: a cut
+        // keeps every commit before any file.
+        let entries = commits
+            .into_iter()
+            .zip(stat_files)
+            .map(|((line, _), files)| Entry {
+                key: if files.is_empty() {
+                    line
+                } else {
+                    format!("{line}:")
+                },
+                items: files,
+            })
+            .collect();
+        found.digests.push(Digest {
+            body: Body::Listing {
+                template: None,
+                entries,
+            },
+            ..Digest::of_lines(stream, range.start, end, Vec::new())
+        });
         return;
     }
-    // With patches: each commit's line under an empty heading, then its files.
+    // With -p, a commit's --stat files are on its line.
+    for ((line, _), files) in commits.iter_mut().zip(&stat_files) {
+        if !files.is_empty() {
+            line.insert_str(line.len() - 1, &format!(": {}", files.join(", ")));
+        }
+    }
+    // With patches: each commit's line is a heading (a cut keeps every one before
+    // any hunk), then its files. A file's heading is printed once when every
+    // commit changes that one file alone (`git log -p -- path`).
+    let one_file = commits
+        .iter()
+        .filter(|(_, p)| !p.is_empty())
+        .map(|(_, p)| (p.len() == 1).then(|| p[0].0.clone()))
+        .reduce(|a, b| if a == b { a } else { None })
+        .flatten();
     let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    if let Some(file) = &one_file {
+        sections.push((format!("{file} (every commit below)"), Vec::new()));
+    }
     for (line, patch) in commits {
-        sections.push((String::new(), vec![line]));
-        sections.extend(patch);
+        sections.push((line, Vec::new()));
+        match &one_file {
+            Some(_) => {
+                for (_, lines) in patch {
+                    sections.last_mut().expect("a commit").1.extend(lines);
+                }
+            }
+            None => sections.extend(patch),
+        }
     }
     found.digests.push(Digest {
         body: Body::Sections(sections),
@@ -336,8 +392,8 @@ mod tests {
         assert_eq!(
             digest(out),
             vec![
-                "74dcffa Release 0.14.0 (Ada Okafor, 2026-02-03)",
-                "4f550af Document the release process (Chen Wei, 2026-02-02)"
+                "74dcffa Release 0.14.0 (Ada Okafor <ada@example.com>, 2026-02-03)",
+                "4f550af Document the release process (Chen Wei <chen@example.com>, 2026-02-02)"
             ]
         );
     }
@@ -348,8 +404,8 @@ mod tests {
         assert_eq!(
             digest(stat),
             [
-                "74dcffa Release 0.14.0 (Ada Okafor, 2026-02-03; 2 files changed, 3 insertions(+), 2 deletions(-): README.md, src/a.rs)",
-                "4f550af Document the release process (Chen Wei, 2026-02-02; 1 file changed, 9 insertions(+): docs/release.md)",
+                "74dcffa Release 0.14.0 (Ada Okafor <ada@example.com>, 2026-02-03; 2 files changed, 3 insertions(+), 2 deletions(-)): README.md src/a.rs",
+                "4f550af Document the release process (Chen Wei <chen@example.com>, 2026-02-02; 1 file changed, 9 insertions(+)): docs/release.md",
             ]
         );
         let patch = "commit 74dcffac74158184a0bd70db2deb7ab8a14f622c\nAuthor: Ada Okafor <ada@example.com>\nDate:   Tue Feb 3 05:00:00 2026 +0000\n\n    Release 0.14.0\n\ndiff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -0,0 +1 @@\n+c\n\ncommit 4f550afdaed6df8b2f5806b4f7a361f775529b82\nAuthor: Chen Wei <chen@example.com>\nDate:   Mon Feb 2 04:00:00 2026 +0000\n\n    Document the release process\n";
@@ -357,7 +413,7 @@ mod tests {
         assert_eq!(
             digest(patch),
             [
-                "74dcffa Release 0.14.0 (Ada Okafor, 2026-02-03)",
+                "74dcffa Release 0.14.0 (Ada Okafor <ada@example.com>, 2026-02-03)",
                 "diff x",
                 "@@ -1,1 +1,1 @@",
                 "-a",
@@ -365,7 +421,7 @@ mod tests {
                 "diff y",
                 "@@ -0,0 +1,1 @@",
                 "+c",
-                "4f550af Document the release process (Chen Wei, 2026-02-02)",
+                "4f550af Document the release process (Chen Wei <chen@example.com>, 2026-02-02)",
             ]
         );
     }
