@@ -226,6 +226,10 @@ fn build(
         (Level::Three, _) | (_, None) => return (None, None, false),
         (_, Some(h)) => h.to_string(),
     };
+    // Asked to show a source file, Lens shows it: the reader asked for its lines.
+    if opts.level == Level::Two && shows_source(argv) {
+        return (None, None, false);
+    }
     // A stream that is not text passes through byte for byte; the other is filtered.
     let empty = Part::whole("");
     let mut doc = Doc::from_parts(
@@ -284,9 +288,156 @@ fn build(
     (v_out, v_err, elided)
 }
 
+/// Extensions of the files whose every line a reader means to read: source
+/// code and the configuration next to it. A log is not one of them.
+const SOURCE: &[&str] = &[
+    "rs",
+    "py",
+    "pyi",
+    "ts",
+    "tsx",
+    "js",
+    "jsx",
+    "mjs",
+    "cjs",
+    "go",
+    "c",
+    "h",
+    "cc",
+    "cpp",
+    "hpp",
+    "cxx",
+    "java",
+    "kt",
+    "kts",
+    "scala",
+    "rb",
+    "php",
+    "swift",
+    "m",
+    "cs",
+    "fs",
+    "ex",
+    "exs",
+    "erl",
+    "hs",
+    "ml",
+    "lua",
+    "pl",
+    "r",
+    "sh",
+    "bash",
+    "zsh",
+    "sql",
+    "toml",
+    "yaml",
+    "yml",
+    "json",
+    "ini",
+    "cfg",
+    "conf",
+    "xml",
+    "html",
+    "css",
+    "scss",
+    "vue",
+    "svelte",
+    "md",
+    "rst",
+    "txt",
+    "mk",
+    "cmake",
+    "gradle",
+    "proto",
+    "tf",
+    "nix",
+    "dockerfile",
+    "lock",
+];
+
+/// True when `argv` prints source files and nothing else: `cat`, `head`, `tail`,
+/// `bat` or `sed -n` of operands that each name a source file (or `Makefile`,
+/// `Dockerfile`).
+fn shows_source(argv: &[String]) -> bool {
+    let Some(name) = argv.first().and_then(|a| a.rsplit('/').next()) else {
+        return false;
+    };
+    let args = &argv[1..];
+    let mut operands: Vec<&str> = Vec::new();
+    match name {
+        "cat" | "bat" | "head" | "tail" => {
+            let mut it = args.iter();
+            while let Some(a) = it.next() {
+                if a == "-n" && name != "cat" || a == "-c" {
+                    it.next();
+                } else if !a.starts_with('-') {
+                    operands.push(a);
+                }
+            }
+        }
+        "sed" => {
+            // `sed -n 'A,Bp' file`: a range of lines printed as they are.
+            if args.first().map(String::as_str) != Some("-n") || args.len() < 3 {
+                return false;
+            }
+            let script = &args[1];
+            let prints = script.ends_with('p')
+                && script[..script.len() - 1]
+                    .bytes()
+                    .all(|c| c.is_ascii_digit() || c == b',' || c == b'$');
+            if !prints {
+                return false;
+            }
+            operands.extend(args[2..].iter().map(String::as_str));
+        }
+        _ => return false,
+    }
+    !operands.is_empty()
+        && operands.iter().all(|o| {
+            let file = o.rsplit('/').next().unwrap_or(o);
+            let ext = file.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+            matches!(file, "Makefile" | "Dockerfile" | "Gemfile" | "Rakefile")
+                || ext.is_some_and(|e| SOURCE.contains(&e.as_str()))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_source_file_shown_by_cat_head_or_sed_is_shown_whole() {
+        let src: String = (0..2000)
+            .map(|i| format!("fn f{i}() {{ g({i}); }}\n"))
+            .collect();
+        for cmd in [
+            "cat src/lib.rs",
+            "head -n 3000 src/lib.rs",
+            "sed -n 1,3000p src/lib.rs",
+            "cat Makefile a.py",
+        ] {
+            let argv: Vec<String> = cmd.split(' ').map(str::to_string).collect();
+            let req = Request {
+                argv: &argv,
+                stdout: src.as_bytes(),
+                stderr: b"",
+                exit: 0,
+            };
+            let v = view(&req, &Options::new(Level::Two, Handle::parse("0000abcd")));
+            assert_eq!(&*v.stdout, src.as_bytes(), "{cmd}");
+            assert!(!v.elided, "{cmd}");
+        }
+        // A log, or a command that is not a plain print, is filtered as ever.
+        for cmd in [
+            "cat server.log",
+            "sed -e s/a/b/ src/lib.rs",
+            "grep fn src/lib.rs",
+            "cat",
+        ] {
+            let argv: Vec<String> = cmd.split(' ').map(str::to_string).collect();
+            assert!(!shows_source(&argv), "{cmd}");
+        }
+    }
 
     fn run(out: &str, err: &str, exit: i32, level: Level) -> (String, String, bool) {
         let argv = vec!["x".to_string()];

@@ -128,6 +128,9 @@ fn outcome(text: &str, colon: bool) -> Option<Outcome> {
         });
     }
     if let Some(c) = MARKS.captures(text) {
+        if is_ci_job(&c[4]) {
+            return None;
+        }
         return Some(if c.get(1).is_some() {
             Outcome::Pass
         } else if c.get(2).is_some() {
@@ -137,6 +140,27 @@ fn outcome(text: &str, colon: bool) -> Option<Outcome> {
         });
     }
     None
+}
+
+/// A CI run's job line after its mark (`gh run view`'s `build in 1m2s (ID 4)`,
+/// `gh pr checks`' `build  1m2s  https://…`): a job, not a test.
+fn is_ci_job(name: &str) -> bool {
+    let name = name.trim();
+    if name.contains("https://") {
+        return true;
+    }
+    let name = match name.rsplit_once(" (ID ") {
+        Some((job, id)) if id.trim_end_matches(')').bytes().all(|c| c.is_ascii_digit()) => job,
+        _ => name,
+    };
+    name.rsplit_once(" in ").is_some_and(|(_, took)| {
+        !took.is_empty()
+            && took.starts_with(|c: char| c.is_ascii_digit())
+            && took.ends_with(['s', 'm', 'h'])
+            && took
+                .bytes()
+                .all(|c| c.is_ascii_digit() || b"hms".contains(&c))
+    })
 }
 
 /// Runs shorter than this stay as printed.
@@ -324,6 +348,21 @@ impl Run {
 mod tests {
     use super::*;
     use crate::stages::classify;
+
+    #[test]
+    fn a_ci_runs_jobs_are_not_tests() {
+        let run = "✓ main CI · 7012345678\nTriggered via push about 1 hour ago\n\nJOBS\n✓ lint in 32s (ID 111)\n✓ build in 1m2s (ID 112)\n✓ test (ubuntu) in 2m14s (ID 113)\n✓ test (macos) in 3m (ID 114)\n✓ docs in 41s (ID 115)\n";
+        assert!(
+            digest(run).iter().all(|(_, _, d)| !d.contains("tests:")),
+            "{:?}",
+            digest(run)
+        );
+        let checks = "✓  lint   32s  https://github.com/o/r/actions/runs/1/job/111\n✓  build  1m2s  https://github.com/o/r/actions/runs/1/job/112\n✓  test   2m14s  https://github.com/o/r/actions/runs/1/job/113\n✓  docs   41s  https://github.com/o/r/actions/runs/1/job/115\n";
+        assert!(digest(checks).is_empty(), "{:?}", digest(checks));
+        // A test named like a job is still a test.
+        assert!(!is_ci_job("logs in as admin"));
+        assert!(!is_ci_job("adds (3 ms)"));
+    }
 
     fn digest(text: &str) -> Vec<(usize, usize, String)> {
         let argv = vec![];
