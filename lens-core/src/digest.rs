@@ -568,7 +568,9 @@ fn findings(doc: &Doc, groups: &[FindingGroup], detail: Detail) -> Vec<Piece> {
         let under = if shared.is_empty() {
             String::new()
         } else {
-            format!(" in {shared}")
+            // Said as what it is: the directory the paths below are relative to,
+            // not a location of its own (`in /tmp/p/: app/src/…` read as a split path).
+            format!(" (paths from {shared})")
         };
         // Messages that differ in their values (which name is unused, which type
         // was expected) are not one cause said again: each report keeps its whole

@@ -132,6 +132,35 @@ mod tests {
     }
 
     #[test]
+    fn grouped_paths_say_which_directory_they_are_relative_to() {
+        let mut out = String::new();
+        for i in 0..12 {
+            let dir = if i % 3 == 0 { "lib" } else { "src" };
+            out.push_str(&format!("\n/tmp/project/app/{dir}/m{i}.js\n  7:18  error  Expected '===' and instead saw '=='  eqeqeq\n"));
+        }
+        out.push_str("\n✖ 12 problems (12 errors, 0 warnings)\n");
+        let argv: Vec<String> = vec!["eslint".into(), ".".into()];
+        let req = crate::Request {
+            argv: &argv,
+            stdout: out.as_bytes(),
+            stderr: b"",
+            exit: 1,
+        };
+        let opts = crate::Options::new(crate::Level::Two, crate::Handle::parse("0a1b2c3d"));
+        let v = crate::view(&req, &opts);
+        let text = String::from_utf8_lossy(&v.stdout);
+        let group = text
+            .lines()
+            .find(|l| l.starts_with("eqeqeq ×12"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(
+            group,
+            "eqeqeq ×12 (paths from /tmp/project/): app/lib/m0.js:7:18, app/src/m1.js:7:18, app/src/m2.js:7:18, app/lib/m3.js:7:18, app/src/m4.js:7:18, app/src/m5.js:7:18, app/lib/m6.js:7:18, app/src/m7.js:7:18, app/src/m8.js:7:18, app/lib/m9.js:7:18, app/src/m10.js:7:18, app/src/m11.js:7:18"
+
+        );
+    }
+
+    #[test]
     fn compact() {
         let f = findings("/p/a.js: line 5, col 9, Error - 'x' is defined but never used. (no-unused-vars)\n\n1 problem\n");
         assert_eq!(f.len(), 1);
