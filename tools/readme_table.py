@@ -68,6 +68,13 @@ def performance(path: Path) -> str:
         "- Peak RSS: " + ", ".join(f"{rss_label(k)} {v / 1024:.1f} MiB" for k, v in o["peak_rss_kib"].items()) + ".",
         throughput(tp),
     ]
+    for size, h in o.get("after_tool_hook", {}).items():
+        m = h["median_ms"]
+        lines.append(
+            f"- The after-tool hook (`lens hook claude`) answers a {h['event_bytes']:,}-byte ({size}) event in"
+            f" {m['lens']} ms, {h['lens_minus_read_only_ms']} ms more than a hook that only reads its input"
+            f" ({m['read_only']} ms; {h['lens_over_read_only']}x)."
+        )
     return "\n".join(lines) + "\n"
 
 
