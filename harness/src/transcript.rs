@@ -1,6 +1,6 @@
 //! Agent transcripts: what an agent CLI recorded of a session, read into one shape.
 //!
-//! Five formats, told apart by their events:
+//! Seven formats, told apart by their events:
 //!
 //! - Claude Code's print mode (`claude -p --output-format stream-json --verbose`):
 //!   a `system` init (model, `claude_code_version`), `assistant` messages whose
@@ -19,6 +19,13 @@
 //!   the running usage; `session_meta` the CLI version, `turn_context` the model.
 //! - cursor-agent's stream-json: `tool_call` events, `started` then `completed`,
 //!   a `shellToolCall` holding the command and its stdout, stderr and exit code.
+//! - Gemini CLI's `-o stream-json`: an `init` (model), `tool_use` events
+//!   (`run_shell_command` with its `command`) answered by `tool_result` with the
+//!   same `tool_id`, and a final `result` whose `stats` hold the session's tokens
+//!   (`cached` among `input_tokens`).
+//! - OpenCode's `run --format json`: one `step_start`/`step_finish` pair per
+//!   model call (the finish holds that call's tokens), `tool_use` parts whose
+//!   `state` holds the command, the output the model read and the exit code.
 //!
 //! Tokens keep their kinds apart (input, output, cache read, cache write); they are
 //! never summed with equal weight here.
@@ -45,6 +52,10 @@ pub enum Format {
     CodexRollout,
     /// `cursor-agent -p --output-format stream-json`.
     CursorStream,
+    /// `gemini -p … -o stream-json`.
+    GeminiStream,
+    /// `opencode run --format json`.
+    OpencodeJson,
 }
 
 impl Format {
@@ -54,6 +65,8 @@ impl Format {
             Format::ClaudeStream | Format::ClaudeSession => "claude",
             Format::CodexExec | Format::CodexRollout => "codex",
             Format::CursorStream => "cursor",
+            Format::GeminiStream => "gemini",
+            Format::OpencodeJson => "opencode",
         }
     }
 }
@@ -137,6 +150,14 @@ pub fn detect(text: &str) -> Option<Format> {
                 return Some(Format::CodexRollout)
             }
             "tool_call" => return Some(Format::CursorStream),
+            "init" | "tool_use" | "tool_result" | "message"
+                if e.get("session_id").is_some()
+                    || e.get("timestamp").is_some_and(Value::is_string) =>
+            {
+                return Some(Format::GeminiStream)
+            }
+            "step_start" | "step_finish" => return Some(Format::OpencodeJson),
+            "tool_use" | "text" if e["part"].is_object() => return Some(Format::OpencodeJson),
             _ => {}
         }
         if e.get("sessionId").is_some() && matches!(t, "user" | "assistant" | "system" | "summary")
@@ -153,7 +174,7 @@ pub fn detect(text: &str) -> Option<Format> {
 /// Reads a transcript of any of the formats.
 pub fn parse(text: &str) -> Result<Transcript> {
     let Some(format) = detect(text) else {
-        bail!("not a transcript this harness reads (Claude Code stream-json or session log, codex exec --json or session log, cursor-agent stream-json)");
+        bail!("not a transcript this harness reads (Claude Code stream-json or session log, codex exec --json or session log, cursor-agent stream-json, gemini stream-json, opencode run --format json)");
     };
     Ok(parse_as(text, format))
 }
@@ -177,6 +198,8 @@ pub fn parse_as(text: &str, format: Format) -> Transcript {
         Format::CodexExec => codex_exec(text, &mut t),
         Format::CodexRollout => codex_rollout(text, &mut t),
         Format::CursorStream => cursor(text, &mut t),
+        Format::GeminiStream => gemini(text, &mut t),
+        Format::OpencodeJson => opencode(text, &mut t),
     }
     t
 }
@@ -499,6 +522,107 @@ fn cursor(text: &str, t: &mut Transcript) {
             _ => {}
         }
     }
+}
+
+fn gemini(text: &str, t: &mut Transcript) {
+    let mut pending: BTreeMap<String, usize> = BTreeMap::new();
+    // A model response is the run of events between two tool results (or the
+    // prompt): its calls, then its text.
+    let mut in_response = false;
+    for e in lines(text) {
+        match e["type"].as_str() {
+            Some("init") => t.agent.model = e["model"].as_str().map(String::from),
+            Some("message") if e["role"] == "user" => in_response = false,
+            Some("message") | Some("tool_use") if !in_response => {
+                in_response = true;
+                t.turns += 1;
+            }
+            _ => {}
+        }
+        match e["type"].as_str() {
+            Some("tool_use") => {
+                t.tool_calls += 1;
+                if e["tool_name"] == "run_shell_command" {
+                    if let (Some(id), Some(c)) =
+                        (e["tool_id"].as_str(), e["parameters"]["command"].as_str())
+                    {
+                        pending.insert(id.to_string(), t.shell.len());
+                        t.shell.push(ShellCall {
+                            command: c.to_string(),
+                            output: String::new(),
+                            streams: None,
+                            exit: None,
+                        });
+                    }
+                }
+            }
+            Some("tool_result") => {
+                in_response = false;
+                let body = e["output"]
+                    .as_str()
+                    .or(e["error"]["message"].as_str())
+                    .unwrap_or("")
+                    .to_string();
+                t.tool_result_bytes += body.len() as u64;
+                if let Some(&i) = e["tool_id"].as_str().and_then(|id| pending.get(id)) {
+                    t.shell[i].output = body;
+                }
+            }
+            Some("result") => {
+                let s = &e["stats"];
+                if s.is_object() {
+                    let n = |k: &str| s[k].as_u64().unwrap_or(0);
+                    let cached = n("cached");
+                    t.tokens = Some(Tokens {
+                        input: n("input_tokens").saturating_sub(cached),
+                        output: n("output_tokens"),
+                        cache_read: cached,
+                        cache_write: 0,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn opencode(text: &str, t: &mut Transcript) {
+    let mut tokens: Option<Tokens> = None;
+    for e in lines(text) {
+        let p = &e["part"];
+        match e["type"].as_str() {
+            Some("step_finish") => {
+                t.turns += 1;
+                let k = &p["tokens"];
+                let n = |v: &Value| v.as_u64().unwrap_or(0);
+                let tk = tokens.get_or_insert_with(Tokens::default);
+                tk.input += n(&k["input"]);
+                tk.output += n(&k["output"]) + n(&k["reasoning"]);
+                tk.cache_read += n(&k["cache"]["read"]);
+                tk.cache_write += n(&k["cache"]["write"]);
+            }
+            Some("tool_use") => {
+                t.tool_calls += 1;
+                let st = &p["state"];
+                let output = st["output"]
+                    .as_str()
+                    .or(st["error"].as_str())
+                    .unwrap_or("")
+                    .to_string();
+                t.tool_result_bytes += output.len() as u64;
+                if p["tool"] == "bash" {
+                    t.shell.push(ShellCall {
+                        command: st["input"]["command"].as_str().unwrap_or("").to_string(),
+                        output,
+                        streams: None,
+                        exit: st["metadata"]["exit"].as_i64().map(|x| x as i32),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    t.tokens = tokens;
 }
 
 #[cfg(test)]

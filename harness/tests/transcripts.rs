@@ -235,3 +235,40 @@ fn the_replay_report_over_the_committed_transcripts() {
     assert!(!none.status.success());
     std::fs::remove_file(&bad).unwrap();
 }
+
+fn agent_fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/agents")
+            .join(name),
+    )
+    .unwrap()
+}
+
+#[test]
+fn gemini_stream_json_recorded_through_the_scripted_model() {
+    let text = agent_fixture("gemini-stream.jsonl");
+    assert_eq!(detect(&text), Some(Format::GeminiStream));
+    let t = parse(&text).unwrap();
+    assert_eq!(t.agent.cli, "gemini");
+    assert_eq!(t.agent.model.as_deref(), Some("auto"));
+    assert_eq!((t.tool_calls, t.turns), (2, 3));
+    assert_eq!(t.shell[0].command, "seq 1 3");
+    assert_eq!(t.shell[0].output, "1\n2\n3");
+    assert_eq!(t.shell[1].command, "echo hi; exit 2");
+    let k = t.tokens.unwrap();
+    assert_eq!((k.input, k.output, k.cache_read), (35_816, 54, 0));
+}
+
+#[test]
+fn opencode_json_recorded_through_the_scripted_model() {
+    let text = agent_fixture("opencode-run.jsonl");
+    assert_eq!(detect(&text), Some(Format::OpencodeJson));
+    let t = parse(&text).unwrap();
+    assert_eq!(t.agent.cli, "opencode");
+    assert_eq!((t.tool_calls, t.turns), (2, 3));
+    assert_eq!(t.shell[0].output, "1\n2\n3\n");
+    assert_eq!(t.shell[1].exit, Some(2));
+    let k = t.tokens.unwrap();
+    assert_eq!((k.input, k.output), (7678 + 7735 + 7794, 7 + 9 + 2));
+}
