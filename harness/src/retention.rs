@@ -21,20 +21,22 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::broker::{placeholder_for, Broker, Config as BrokerConfig};
-use crate::driver::{Driver, Outcome, Tokens};
+use crate::driver::{Act, Driver, Model, Outcome, Tokens};
 use crate::env;
 use crate::isolation::vm::Job;
 use crate::isolation::{Isolation, VmHost, VmRecord};
 use crate::stats;
 use crate::tasks::Task;
 
-/// The variants, in report order: raw first, then the levels going down.
-pub const VARIANTS: [&str; 5] = ["raw", "level2", "level1", "level0", "rtk"];
+/// The variants, in report order: raw first, then the levels going down, rtk,
+/// and `hook`: Lens as a user installs it (`lens init --agent … --global` into
+/// the agent's HOME), the prompt naming the plain command.
+pub const VARIANTS: [&str; 6] = ["raw", "level2", "level1", "level0", "rtk", "hook"];
 
 /// The command line a variant runs.
 pub fn variant_command(variant: &str, command: &str) -> String {
     match variant {
-        "raw" => command.to_string(),
+        "raw" | "hook" => command.to_string(),
         "rtk" => format!("rtk {command}"),
         v => format!("lens --level {} {command}", v.trim_start_matches("level")),
     }
@@ -118,6 +120,19 @@ pub struct CellResult {
     /// The end of what the agent wrote to stderr.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub agent_stderr: String,
+    /// Shell results that were Lens views.
+    #[serde(default)]
+    pub views: u64,
+    /// Bytes the shell commands printed (where the agent CLI cut a result, the
+    /// size it saved or stated), beside `bytes_read`, what the model received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed_bytes: Option<u64>,
+    /// Results the agent CLI cut before the model read them.
+    #[serde(default)]
+    pub agent_cuts: u64,
+    /// The shell commands the agent ran, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<String>,
 }
 
 impl CellResult {
@@ -142,6 +157,10 @@ impl CellResult {
             error: None,
             agent: None,
             agent_stderr: String::new(),
+            views: 0,
+            printed_bytes: None,
+            agent_cuts: 0,
+            commands: Vec::new(),
         }
     }
 
@@ -207,6 +226,10 @@ pub struct Sweep {
     pub driver: String,
     /// True when the agent is the scripted simulation.
     pub simulation: bool,
+    /// The model behind a real driver: `real`, or `scripted` (the model server
+    /// on 127.0.0.1).
+    #[serde(default)]
+    pub model: Model,
     /// `dir` or `vm`.
     pub isolation: String,
     /// The scripted agent's cost model, when simulated.
@@ -295,6 +318,7 @@ pub fn agent_side(
     task: &Task,
     variant: &str,
     driver: Driver,
+    model: Model,
     dir: &Path,
     path: &std::ffi::OsStr,
 ) -> Result<GuestOutcome> {
@@ -311,8 +335,16 @@ pub fn agent_side(
     );
     let command = variant_command(variant, &task.command);
     let prompt = task.prompt.replace("{command}", &command);
+    // The agent's HOME, beside the cell (the hook variant installs Lens there).
+    let home = dir.with_extension("home");
+    let _ = std::fs::remove_dir_all(&home);
+    let how = Act {
+        model,
+        hook: variant == "hook",
+        home: &home,
+    };
     let started = Instant::now();
-    let outcome = driver.act(task, &prompt, &command, dir, path)?;
+    let outcome = driver.act_with(&how, task, &prompt, &command, dir, path)?;
     let duration_s = (started.elapsed().as_secs_f64() * 100.0).round() / 100.0;
     Ok(GuestOutcome {
         outcome,
@@ -325,6 +357,7 @@ pub fn agent_side(
 pub fn run_cell(
     cell: &Cell,
     driver: Driver,
+    model: Model,
     place: Place,
     root: &Path,
     tools: &Tools,
@@ -341,11 +374,14 @@ pub fn run_cell(
             }
             path.push(":");
             path.push(std::env::var_os("PATH").unwrap_or_default());
-            let guest = agent_side(cell.task, &cell.variant, driver, &dir, &path)?;
+            let guest = agent_side(cell.task, &cell.variant, driver, model, &dir, &path)?;
             // The verifier runs against a copy: nothing of it is in the cell.
             let copy = root.join(format!("{name}.verify"));
             copy_dir(&dir, &copy)?;
             (guest, copy)
+        }
+        Place::Vm(_) if model == Model::Scripted => {
+            bail!("--model scripted runs cells with --isolation dir; the microVM cell with the scripted model is not built yet")
         }
         Place::Vm(host) => match vm_cell(cell, driver, host, root, &name, tools, &mut record)? {
             Some(x) => x,
@@ -367,6 +403,10 @@ pub fn run_cell(
     record.tool_calls = o.tool_calls;
     record.turns = o.turns;
     record.bytes_read = o.bytes_read;
+    record.views = o.views;
+    record.printed_bytes = o.printed_bytes;
+    record.agent_cuts = o.agent_cuts;
+    record.commands = o.commands.clone();
     let rec = crate::driver::recovery(&o.commands, &cell.task.command);
     record.fetches = rec.fetches;
     record.reruns = rec.reruns;
@@ -605,6 +645,12 @@ pub struct Row {
     pub fetches: u64,
     /// Reruns of the task's command over the row's cells.
     pub reruns: u64,
+    /// Shell results that were Lens views, over the row's cells.
+    pub views: u64,
+    /// Median bytes the commands printed (where every cell could tell).
+    pub median_printed: Option<f64>,
+    /// Results the agent CLI cut, over the row's cells.
+    pub agent_cuts: u64,
     /// Pairs with raw: the same repeat, both counted, both with tokens.
     pub pairs: usize,
     /// The smallest p-value that many pairs can give.
@@ -712,6 +758,17 @@ pub fn report(s: &Sweep) -> (Vec<Row>, BTreeMap<String, Knee>) {
                 median_bytes: median_of(cells.iter().map(|c| c.bytes_read as f64)),
                 fetches: cells.iter().map(|c| c.fetches).sum(),
                 reruns: cells.iter().map(|c| c.reruns).sum(),
+                views: cells.iter().map(|c| c.views).sum(),
+                median_printed: if cells.iter().all(|c| c.printed_bytes.is_some()) {
+                    median_of(
+                        cells
+                            .iter()
+                            .filter_map(|c| c.printed_bytes.map(|b| b as f64)),
+                    )
+                } else {
+                    None
+                },
+                agent_cuts: cells.iter().map(|c| c.agent_cuts).sum(),
                 pairs: if v == "raw" { 0 } else { pairs.len() },
                 p_floor: (v != "raw" && !pairs.is_empty()).then(|| stats::p_floor(pairs.len())),
                 p,
@@ -742,6 +799,25 @@ pub fn markdown(s: &Sweep) -> String {
             "SIMULATION: driver `{}` is the scripted agent; tokens follow its stated cost model, not a model's.\n\n",
             s.driver
         ));
+    } else {
+        let agent = s.cells.iter().find_map(|c| c.agent.as_ref());
+        let version = agent
+            .and_then(|a| a.version.clone())
+            .or_else(|| s.tools.get(&s.driver).cloned())
+            .unwrap_or_else(|| "version unknown".into());
+        let model = agent
+            .and_then(|a| a.model.clone())
+            .unwrap_or_else(|| "model unknown".into());
+        out.push_str(&format!(
+            "Driver `{}`: the real {} CLI ({version}), model {model}{}.\n\n",
+            s.driver,
+            s.driver,
+            if s.model == Model::Scripted {
+                " (scripted: the harness's model server on 127.0.0.1 played a deterministic agent; tokens are the server's own counts, bytes/4)"
+            } else {
+                ""
+            }
+        ));
     }
     if let Some(vm) = &s.vm {
         out.push_str(&format!(
@@ -766,8 +842,10 @@ pub fn markdown(s: &Sweep) -> String {
             s.cells.len()
         ));
     }
-    out.push_str("| task | variant | cells | median tokens | vs raw | success | tool calls | bytes read | fetches | reruns | pairs | p (perm.) | p floor | median ratio 95% CI |\n");
-    out.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    out.push_str("| task | variant | cells | median tokens | vs raw | success | tool calls | bytes read | fetches | reruns | pairs | p (perm.) | p floor | median ratio 95% CI | views | bytes printed | agent cuts |\n");
+    out.push_str(
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n",
+    );
     let f = |x: Option<f64>, d: usize| x.map_or("–".to_string(), |v| format!("{v:.d$}"));
     for r in &rows {
         let mut cells = r.counted.to_string();
@@ -778,7 +856,7 @@ pub fn markdown(s: &Sweep) -> String {
             cells.push_str(&format!(" (+{} excluded)", r.excluded));
         }
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.task,
             r.variant,
             cells,
@@ -799,6 +877,9 @@ pub fn markdown(s: &Sweep) -> String {
             f(r.p_floor, 3),
             r.interval
                 .map_or("–".into(), |(a, b)| format!("{a:.2}–{b:.2}")),
+            r.views,
+            f(r.median_printed, 0),
+            r.agent_cuts,
         ));
     }
     out.push('\n');
@@ -828,7 +909,7 @@ pub fn markdown(s: &Sweep) -> String {
         ));
     }
     out.push_str(
-        "\npairs: the same repeat of raw and the variant, both counted; p floor: the smallest two-sided p a permutation test on that many pairs can give (2/2^n). Cells the time limit cut off count as failures.\n",
+        "\npairs: the same repeat of raw and the variant, both counted; p floor: the smallest two-sided p a permutation test on that many pairs can give (2/2^n). Cells the time limit cut off count as failures. bytes read: what the model received; bytes printed: what the commands printed, where the agent CLI cut a result counted at the size it saved or stated (agent cuts: how many it cut), so a raw row whose two differ was already cut by the agent.\n",
     );
     out
 }
@@ -870,6 +951,7 @@ mod tests {
             seed: 1,
             driver: "scripted".into(),
             simulation: true,
+            model: Model::Real,
             isolation: "dir".into(),
             cost_model: None,
             vm: None,
@@ -1122,7 +1204,8 @@ mod tests {
         assert!(rtk
             .iter()
             .all(|t| *t == "cargo-cascade" || *t == "cascading-errors"));
-        assert_eq!(cells.len(), 5 * 4 * 3 + 6);
+        assert_eq!(cells.len(), 5 * 5 * 3 + 6);
+        assert_eq!(variant_command("hook", "make -k"), "make -k");
         assert_eq!(
             variant_command("level0", "make -k"),
             "lens --level 0 make -k"
@@ -1149,7 +1232,15 @@ mod tests {
             variant: "raw".into(),
             repeat: 1,
         };
-        let r = run_cell(&cell, Driver::Scripted, Place::Dir, &root, &tools).unwrap();
+        let r = run_cell(
+            &cell,
+            Driver::Scripted,
+            Model::Real,
+            Place::Dir,
+            &root,
+            &tools,
+        )
+        .unwrap();
         assert!(r.success, "{r:?}");
         assert_eq!(r.tool_calls, 2);
         assert!(r.bytes_read > 150_000);

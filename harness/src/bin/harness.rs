@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use harness::driver::{self, Driver};
+use harness::agent_cli::AgentCli;
+use harness::driver::{self, Driver, Model};
 use harness::env;
 use harness::isolation::{self, Isolation, VmHost};
 use harness::retention::{self, Place, Sweep, Tools, VARIANTS};
@@ -27,8 +28,9 @@ use harness::shim::find_program;
 use harness::tasks::{self, Task};
 
 const USAGE: &str = "\
-usage: harness plan   [--driver scripted|claude|cursor|codex] [--tasks a,b]
-                      [--variants raw,level2,level1,level0,rtk] [--repeats N]
+usage: harness plan   [--driver scripted|claude|codex|gemini|opencode|cursor]
+                      [--model real|scripted] [--tasks a,b]
+                      [--variants raw,level2,level1,level0,rtk,hook] [--repeats N]
                       [--isolation dir|vm] [--vm-memory MIB] [--seed N]
                       [--shards N --out plan.json]
        harness run    (the same flags) --run [--out FILE | --save] [--jobs J] [--resume]
@@ -45,7 +47,20 @@ The retention benchmark: every (task, variant, repeat) cell starts from a clean
 directory (or microVM), an agent works the task with the command run raw, through
 Lens at a level, or through rtk, and the task's verifier decides.
 
-  plan    print every cell and a preflight verdict; spends nothing
+  plan    print every cell and a preflight verdict: a real driver's agent is
+          started once on a trivial prompt, exactly as a cell starts it, and
+          the plan is refused with the agent's own words when it cannot start
+          (with --model real that start is one short model call; when the
+          program or its key is missing nothing is started or spent)
+  --model scripted
+          run the real agent CLI (claude, codex, gemini, opencode; the pinned
+          install from `make agents`) against the harness's model server on
+          127.0.0.1, which plays a deterministic agent: it runs the command the
+          prompt names, follows Lens markers with `lens show`, applies the
+          task's fix. No credential, no network; tokens are the server's counts
+  hook    the variant that installs Lens as a user does (`lens init --agent
+          <driver's agent> --global` into the cell's HOME) and names the plain
+          command: the agent's after-tool hook hands the model Lens's view
   run     the same, and with --run runs the cells: a real driver (claude, cursor,
           codex) spends API credits; scripted is a labelled simulation. Writes
           out/retention-DRIVER.json (--save: results/retention-DRIVER.json, the
@@ -99,6 +114,8 @@ Examples:
 
 struct Args {
     driver: Driver,
+    model: Model,
+    variants_given: bool,
     tasks: Vec<String>,
     variants: Vec<String>,
     repeats: usize,
@@ -118,6 +135,8 @@ struct Args {
 fn parse(args: &[String]) -> Result<Args> {
     let mut a = Args {
         driver: Driver::Scripted,
+        model: Model::Real,
+        variants_given: false,
         tasks: Vec::new(),
         variants: VARIANTS.iter().map(|v| v.to_string()).collect(),
         repeats: 3,
@@ -144,8 +163,10 @@ fn parse(args: &[String]) -> Result<Args> {
         };
         match flag.as_str() {
             "--driver" => a.driver = driver::parse_or_bail(val()?)?,
+            "--model" => a.model = Model::parse(val()?)?,
             "--tasks" => a.tasks = list(val()?),
             "--variants" => {
+                a.variants_given = true;
                 a.variants = list(val()?);
                 if let Some(v) = a.variants.iter().find(|v| !VARIANTS.contains(&v.as_str())) {
                     bail!("unknown variant {v:?}; use {}", VARIANTS.join(", "));
@@ -191,6 +212,14 @@ fn parse(args: &[String]) -> Result<Args> {
             }
             other => bail!("unknown argument {other:?}\n{USAGE}"),
         }
+    }
+    // The scripted driver has no hooks to install: its default plan leaves the
+    // hook variant out (asking for it by name is refused per cell).
+    if a.driver.simulated() && !a.variants_given {
+        a.variants.retain(|v| v != "hook");
+    }
+    if a.driver.simulated() && a.model == Model::Scripted {
+        bail!("--model scripted puts the scripted model behind a real agent CLI; pick --driver claude, codex, gemini or opencode");
     }
     Ok(a)
 }
@@ -267,8 +296,8 @@ fn repo_root() -> PathBuf {
 
 /// Where cells run when `--isolation` is not given: a microVM for a real agent,
 /// which keeps the verifier out of its reach, a directory for the scripted one.
-fn default_isolation(driver: Driver) -> Isolation {
-    if driver.simulated() {
+fn default_isolation(driver: Driver, model: Model) -> Isolation {
+    if driver.simulated() || model == Model::Scripted {
         Isolation::Dir
     } else {
         Isolation::Vm
@@ -277,8 +306,10 @@ fn default_isolation(driver: Driver) -> Isolation {
 
 fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     let root = repo_root();
-    let isolation = a.isolation.unwrap_or_else(|| default_isolation(a.driver));
-    if isolation == Isolation::Dir && !a.driver.simulated() {
+    let isolation = a
+        .isolation
+        .unwrap_or_else(|| default_isolation(a.driver, a.model));
+    if isolation == Isolation::Dir && !a.driver.simulated() && a.model == Model::Real {
         eprintln!(
             "harness: warning: --isolation dir with the {} agent: it runs on this machine and can read the task's verifier (and anything else here); results from it may be won by reading the answer key. Use --isolation vm for a sweep you mean to report.",
             a.driver.name()
@@ -386,12 +417,19 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         .unwrap_or_else(|| root.join(format!("out/release/{}/lens", std::env::consts::ARCH)));
     let rtk = find_program("rtk", &path);
     let uses_rtk = cells.iter().any(|c| c.variant == "rtk");
-    let uses_lens = cells.iter().any(|c| c.variant.starts_with("level"));
+    let uses_lens = cells
+        .iter()
+        .any(|c| c.variant.starts_with("level") || c.variant == "hook");
 
     println!(
-        "{} cells: driver {}, isolation {:?}, {} repeats, shard {} of {}, in the plan's interleaved order",
+        "{} cells: driver {}{}, isolation {:?}, {} repeats, shard {} of {}, in the plan's interleaved order",
         cells.len(),
         a.driver.name(),
+        if a.model == Model::Scripted {
+            " (model scripted)"
+        } else {
+            ""
+        },
         isolation,
         a.repeats,
         this_shard,
@@ -407,7 +445,19 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
             c.task.time_limit_s
         );
     }
-    let mut missing = a.driver.preflight();
+    let mut missing = a.driver.preflight(a.model);
+    if missing.is_empty() && !a.driver.simulated() {
+        println!(
+            "preflight: starting {} once on a trivial prompt, as a cell would{}...",
+            a.driver.name(),
+            if a.model == Model::Real {
+                " (one short model call)"
+            } else {
+                " (against the scripted model)"
+            }
+        );
+        missing.extend(a.driver.start_check(a.model, &[]));
+    }
     if uses_lens && !lens.is_file() {
         missing.push(format!(
             "no lens binary at {}; run `make build`",
@@ -524,10 +574,15 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         );
     }
     if let Some(bin) = a.driver.binary_name() {
-        versions.insert(
-            bin.into(),
-            env::version_of(&[bin.to_string(), "--version".into()]).unwrap_or_default(),
-        );
+        let version = match (a.model, a.driver.cli()) {
+            (Model::Scripted, Some(cli)) => format!(
+                "{} (pinned, {})",
+                cli.installed_version().unwrap_or_else(|| "unknown".into()),
+                AgentCli::bin_dir().display()
+            ),
+            _ => env::version_of(&[bin.to_string(), "--version".into()]).unwrap_or_default(),
+        };
+        versions.insert(bin.into(), version);
     }
     for tool in [
         ["cargo", "--version"],
@@ -548,6 +603,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         seed: a.seed,
         driver: a.driver.name().into(),
         simulation: a.driver.simulated(),
+        model: a.model,
         isolation: isolation_name.clone(),
         cost_model: a.driver.simulated().then(|| {
             format!(
@@ -590,7 +646,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         &cells,
         recorded,
         a.jobs,
-        |c| retention::run_cell(c, a.driver, place, &scratch.join("cells"), &tools),
+        |c| retention::run_cell(c, a.driver, a.model, place, &scratch.join("cells"), &tools),
         |c, r, slots| {
             let done = done_count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
             progress(c, r, done, todo, started);
@@ -763,7 +819,7 @@ fn guest_cell(args: &[String]) -> Result<()> {
     let out = PathBuf::from(get("--out")?);
     std::fs::create_dir_all(&work)?;
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let guest = retention::agent_side(&task, &variant, driver, &work, &path)?;
+    let guest = retention::agent_side(&task, &variant, driver, Model::Real, &work, &path)?;
     let mut json = serde_json::to_vec_pretty(&guest)?;
     json.push(b'\n');
     std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
@@ -856,7 +912,7 @@ fn session(args: &[String]) -> Result<()> {
     let lens = std::env::var_os("LENS_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join(format!("out/release/{}/lens", std::env::consts::ARCH)));
-    let mut missing = driver.preflight();
+    let mut missing = driver.preflight(Model::Real);
     if !lens.is_file() {
         missing.push(format!(
             "no lens binary at {}; run `make build`",

@@ -1,17 +1,27 @@
-//! Drivers: who acts in a cell. Three real agent CLIs, each read from its own JSON
+//! Drivers: who acts in a cell. Five real agent CLIs, each read from its own JSON
 //! output (see [`crate::transcript`]) into tokens, tool calls, turns and the shell
 //! results it was given, and a deterministic scripted agent for tests and for
 //! machines without credentials (its results say they are simulated).
+//!
+//! A real CLI runs either against its provider's model (`--model real`, which
+//! spends credits) or against the scripted model on 127.0.0.1
+//! ([`scripted_model`], `--model scripted`: no credential, no network; its
+//! tokens are the model server's own counts). Claude Code, Codex, Gemini CLI and
+//! OpenCode can run either way; cursor-agent only against its own model.
 
 pub mod scripted;
+pub mod scripted_model;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Result};
+use std::collections::BTreeMap;
+
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::agent_cli::{AgentCli, RunOutcome, RunSpec};
 use crate::shim::find_program;
 use crate::tasks::Task;
 use crate::transcript::{self, Format, Transcript};
@@ -64,6 +74,17 @@ pub struct Outcome {
     /// The end of what the agent wrote to stderr (at most [`STDERR_TAIL`] bytes).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stderr: String,
+    /// Bytes the shell commands printed, where the agent CLI cut a result and
+    /// says (or saved) how big it was; the other results count as received.
+    /// `None` when it cannot be told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed_bytes: Option<u64>,
+    /// Results the agent CLI itself cut before the model read them.
+    #[serde(default)]
+    pub agent_cuts: u64,
+    /// Whether the model was the scripted one behind a real CLI.
+    #[serde(default)]
+    pub scripted_model: bool,
 }
 
 /// How much of an agent's stderr a cell keeps: its end, where the error is.
@@ -82,8 +103,135 @@ impl Outcome {
             views: t.shell.iter().filter(|c| c.is_lens_view()).count() as u64,
             agent: Some(t.agent.clone()),
             stderr: String::new(),
+            ..Outcome::default()
         }
     }
+
+    /// What a run against the scripted model amounted to, from the model
+    /// server's record: its token counts, its turns, the shell calls it made and
+    /// the tool results the CLI sent it (exactly what the model read).
+    pub fn from_run(run: &RunOutcome, cli: AgentCli) -> Outcome {
+        let turns = run.turns();
+        let mut tokens = Tokens::default();
+        // Call k is the one made in the request carrying k results; a retried
+        // request makes the same call again.
+        let mut calls = BTreeMap::new();
+        for e in &turns {
+            tokens.input += e.usage.input_tokens;
+            tokens.output += e.usage.output_tokens;
+            if let Some(crate::model_server::Action::Shell { command }) = &e.action {
+                calls.insert(e.tool_results.len(), command.clone());
+            }
+        }
+        let results = run.tool_results();
+        let (printed, cuts) = printed_bytes(&results);
+        Outcome {
+            tokens: Some(tokens),
+            tool_calls: calls.len() as u64,
+            turns: turns.len() as u64,
+            bytes_read: results.iter().map(|r| r.text.len() as u64).sum(),
+            exit: run.exit,
+            commands: calls.into_values().collect(),
+            views: results.iter().filter(|r| is_view(&r.text)).count() as u64,
+            agent: Some(Agent {
+                cli: cli.name().into(),
+                version: cli.installed_version(),
+                model: Some("scripted".into()),
+            }),
+            stderr: run.stderr[run.stderr.len().saturating_sub(STDERR_TAIL)..].to_string(),
+            printed_bytes: printed,
+            agent_cuts: cuts,
+            scripted_model: true,
+        }
+    }
+}
+
+/// True when a tool result is a Lens view: it carries a marker with a handle.
+pub fn is_view(text: &str) -> bool {
+    text.lines()
+        .any(|l| l.contains("[lens: ") && l.contains(" handle="))
+}
+
+/// The bytes the commands printed, over `results`: a result the CLI cut counts
+/// as the size of the file it saved the whole output to, or the size it says
+/// the output had ("Output too large (189.9KB)"); any other as itself. Also the
+/// number of results cut. `None` when a cut result's size cannot be told.
+pub fn printed_bytes(results: &[crate::model_server::ToolResult]) -> (Option<u64>, u64) {
+    let mut total = Some(0u64);
+    let mut cuts = 0;
+    for r in results {
+        let t = &r.text;
+        let saved = scripted_model::saved_path(t);
+        let stated = stated_size(t);
+        // Codex states the tokens it cut, not the bytes: a cut of unknown size.
+        let codex_cut = t.contains("Warning: truncated output (original token count:");
+        let n = match (saved, stated) {
+            (None, None) if codex_cut => {
+                cuts += 1;
+                None
+            }
+            (None, None) => Some(t.len() as u64),
+            (saved, stated) => {
+                cuts += 1;
+                saved
+                    .and_then(|p| std::fs::metadata(p).ok())
+                    .map(|m| m.len())
+                    .or(stated)
+            }
+        };
+        total = total.zip(n).map(|(a, b)| a + b);
+    }
+    (total, cuts)
+}
+
+/// The size Claude Code states for an output it cut: "Output too large (189.9KB)".
+fn stated_size(text: &str) -> Option<u64> {
+    let i = text.find("Output too large (")? + "Output too large (".len();
+    let rest = &text[i..];
+    let end = rest.find(')')?;
+    let s = &rest[..end];
+    let (num, mult) = if let Some(n) = s.strip_suffix("MB") {
+        (n, 1024.0 * 1024.0)
+    } else if let Some(n) = s.strip_suffix("KB") {
+        (n, 1024.0)
+    } else {
+        (s.strip_suffix('B')?, 1.0)
+    };
+    num.trim().parse::<f64>().ok().map(|v| (v * mult) as u64)
+}
+
+/// Which model a real driver talks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Model {
+    /// The provider's own model, through the CLI's credential.
+    #[default]
+    Real,
+    /// The scripted model on 127.0.0.1 (no credential, no network).
+    Scripted,
+}
+
+impl Model {
+    /// Parses `real` or `scripted`.
+    pub fn parse(s: &str) -> Result<Model> {
+        match s {
+            "real" => Ok(Model::Real),
+            "scripted" => Ok(Model::Scripted),
+            _ => bail!("unknown model {s:?}; use real or scripted"),
+        }
+    }
+}
+
+/// How one cell asks its driver to act.
+#[derive(Clone, Debug)]
+pub struct Act<'a> {
+    /// The model behind the CLI.
+    pub model: Model,
+    /// Lens is installed as a user installs it (`lens init --agent … --global`
+    /// into `home`), and the prompt names the plain command.
+    pub hook: bool,
+    /// The agent's HOME for a scripted-model run (created; settings go there).
+    pub home: &'a Path,
 }
 
 /// How an agent recovered what a view left out: shell commands that fetched a
@@ -140,6 +288,10 @@ pub enum Driver {
     Cursor,
     /// codex exec with JSONL output.
     Codex,
+    /// Gemini CLI in headless mode, stream-json output.
+    Gemini,
+    /// OpenCode's `run`, JSON events.
+    Opencode,
 }
 
 impl Driver {
@@ -150,6 +302,8 @@ impl Driver {
             "claude" => Some(Driver::Claude),
             "cursor" => Some(Driver::Cursor),
             "codex" => Some(Driver::Codex),
+            "gemini" => Some(Driver::Gemini),
+            "opencode" => Some(Driver::Opencode),
             _ => None,
         }
     }
@@ -161,6 +315,19 @@ impl Driver {
             Driver::Claude => "claude",
             Driver::Cursor => "cursor",
             Driver::Codex => "codex",
+            Driver::Gemini => "gemini",
+            Driver::Opencode => "opencode",
+        }
+    }
+
+    /// The agent CLI the scripted model can run behind (`--model scripted`).
+    pub fn cli(self) -> Option<AgentCli> {
+        match self {
+            Driver::Claude => Some(AgentCli::Claude),
+            Driver::Codex => Some(AgentCli::Codex),
+            Driver::Gemini => Some(AgentCli::Gemini),
+            Driver::Opencode => Some(AgentCli::Opencode),
+            Driver::Cursor | Driver::Scripted => None,
         }
     }
 
@@ -176,6 +343,8 @@ impl Driver {
             Driver::Claude => Some(Format::ClaudeStream),
             Driver::Cursor => Some(Format::CursorStream),
             Driver::Codex => Some(Format::CodexExec),
+            Driver::Gemini => Some(Format::GeminiStream),
+            Driver::Opencode => Some(Format::OpencodeJson),
         }
     }
 
@@ -199,13 +368,13 @@ impl Driver {
                 prefix: "Bearer ",
                 upstream: "https://api.openai.com",
             }),
-            Driver::Cursor | Driver::Scripted => None,
+            Driver::Cursor | Driver::Gemini | Driver::Opencode | Driver::Scripted => None,
         }
     }
 
     /// The variable holding the agent's API key, for real drivers.
     pub fn key_var(self) -> Option<&'static str> {
-        self.binary().map(|(_, k)| k)
+        self.binary().map(|(_, k)| k).filter(|k| !k.is_empty())
     }
 
     /// The agent CLI's program name, for real drivers.
@@ -219,23 +388,101 @@ impl Driver {
             Driver::Claude => Some(("claude", "ANTHROPIC_API_KEY")),
             Driver::Cursor => Some(("cursor-agent", "CURSOR_API_KEY")),
             Driver::Codex => Some(("codex", "OPENAI_API_KEY")),
+            Driver::Gemini => Some(("gemini", "GEMINI_API_KEY")),
+            // OpenCode reads the key of whichever provider its config names.
+            Driver::Opencode => Some(("opencode", "")),
+        }
+    }
+
+    /// The arguments that let the agent run the task's commands unattended, as
+    /// the pinned CLI spells them, and the environment they need. Claude Code
+    /// refuses `--dangerously-skip-permissions` as root unless `IS_SANDBOX=1`;
+    /// Codex 0.169 has no `--full-auto` (the workspace sandbox with approvals
+    /// off is the same thing) and skips hooks nobody trusted in the TUI.
+    pub fn unattended(self, hook: bool) -> (Vec<String>, Vec<(String, String)>) {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let mut env = Vec::new();
+        let args = match self {
+            Driver::Claude => {
+                if is_root() {
+                    env.push(("IS_SANDBOX".to_string(), "1".to_string()));
+                }
+                s(&["--dangerously-skip-permissions"])
+            }
+            Driver::Codex => {
+                let mut a = s(&["-s", "workspace-write", "-c", "approval_policy=\"never\""]);
+                if hook {
+                    a.push("--dangerously-bypass-hook-trust".into());
+                }
+                a
+            }
+            Driver::Gemini => s(&["--approval-mode", "yolo"]),
+            Driver::Cursor => s(&["--force"]),
+            Driver::Opencode | Driver::Scripted => Vec::new(),
+        };
+        (args, env)
+    }
+
+    /// The whole command line of a real-model run on `prompt`.
+    fn real_args(self, prompt: &str, hook: bool) -> Vec<String> {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let (unattended, _) = self.unattended(hook);
+        match self {
+            Driver::Claude => [
+                s(&["-p", prompt, "--output-format", "stream-json", "--verbose"]),
+                unattended,
+            ]
+            .concat(),
+            Driver::Cursor => [
+                s(&["-p", prompt, "--output-format", "stream-json"]),
+                unattended,
+            ]
+            .concat(),
+            // A cell is no git repository; codex refuses one it does not trust.
+            Driver::Codex => [
+                s(&["exec", "--json", "--skip-git-repo-check"]),
+                unattended,
+                s(&[prompt]),
+            ]
+            .concat(),
+            Driver::Gemini => [s(&["-p", prompt, "-o", "stream-json"]), unattended].concat(),
+            Driver::Opencode => s(&["run", "--format", "json", prompt]),
+            Driver::Scripted => Vec::new(),
         }
     }
 
     /// What is missing before anything can be spent: one line each, with the fix.
-    pub fn preflight(self) -> Vec<String> {
+    /// With the scripted model a real CLI needs only its pinned install; with
+    /// the real one, the program on PATH and its credential.
+    pub fn preflight(self, model: Model) -> Vec<String> {
         let Some((bin, key)) = self.binary() else {
             return Vec::new();
         };
-        let path = std::env::var_os("PATH").unwrap_or_default();
         let mut missing = Vec::new();
+        if model == Model::Scripted {
+            match self.cli() {
+                None => missing.push(format!(
+                    "the {} agent's model cannot be scripted (its API address cannot be set); use --model real",
+                    self.name()
+                )),
+                Some(cli) if !cli.installed() => missing.push(format!(
+                    "{} {} is not installed at {}; run `make agents` (or set LENS_AGENTS_BIN)",
+                    cli.name(),
+                    cli.version(),
+                    cli.binary().display()
+                )),
+                Some(_) => {}
+            }
+            return missing;
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
         if find_program(bin, &path).is_none() {
             missing.push(format!(
                 "driver binary `{bin}` is not on PATH; install the {} CLI",
                 self.name()
             ));
         }
-        if std::env::var_os(key).is_none_or(|v| v.is_empty()) {
+        if !key.is_empty() && std::env::var_os(key).is_none_or(|v| v.is_empty()) {
             missing.push(format!(
                 "credential {key} is not set; export it (the run is the only step that spends it)"
             ));
@@ -243,7 +490,77 @@ impl Driver {
         missing
     }
 
-    /// Runs the agent on `prompt` in `dir` with `path` first on PATH.
+    /// Starts the agent once, as a cell would (the same flags, the same
+    /// environment), on a trivial prompt in an empty directory, and returns why
+    /// it could not, in its own words; `None` when it answered. With the real
+    /// model this is one short model call; with the scripted one it spends
+    /// nothing. `extra` arguments go after the cell's (a test uses them).
+    pub fn start_check(self, model: Model, extra: &[&str]) -> Option<String> {
+        if self == Driver::Scripted {
+            return None;
+        }
+        let scratch = tempfile_path("lens-preflight");
+        let (dir, home) = (scratch.join("dir"), scratch.join("home"));
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            return Some(format!("cannot make a directory to start it in: {e}"));
+        }
+        let prompt = "Reply with the word ok.";
+        let (args, env) = self.unattended(false);
+        let why = match (model, self.cli()) {
+            (Model::Scripted, Some(cli)) => {
+                let mut spec = RunSpec::new(
+                    prompt,
+                    crate::model_server::Script::commands(Vec::new(), "ok"),
+                    &home,
+                    &dir,
+                )
+                .args(args)
+                .args(extra.iter().copied());
+                for (k, v) in &env {
+                    spec = spec.env(k, v);
+                }
+                spec.time_limit = Duration::from_secs(120);
+                match cli.run(&spec) {
+                    Err(e) => Some(format!("{e:#}")),
+                    Ok(run) if run.exit == 0 && !run.turns().is_empty() => None,
+                    Ok(run) => Some(own_words(
+                        &run.stdout,
+                        &run.stderr,
+                        run.exit,
+                        run.turns().is_empty(),
+                    )),
+                }
+            }
+            (Model::Scripted, None) => Some(format!(
+                "the {} agent's model cannot be scripted",
+                self.name()
+            )),
+            (Model::Real, _) => {
+                let (bin, _) = self.binary().expect("a real driver");
+                let mut cmd = Command::new(bin);
+                cmd.args(self.real_args(prompt, false))
+                    .args(extra)
+                    .envs(env)
+                    .current_dir(&dir)
+                    .stdin(Stdio::null());
+                match run_limited(cmd, Duration::from_secs(120)) {
+                    Err(e) => Some(format!("cannot start `{bin}`: {e}")),
+                    Ok(run) if run.exit == 0 => None,
+                    Ok(run) => Some(own_words(
+                        &String::from_utf8_lossy(&run.stdout),
+                        &run.stderr_tail,
+                        run.exit,
+                        false,
+                    )),
+                }
+            }
+        };
+        let _ = std::fs::remove_dir_all(&scratch);
+        why.map(|w| format!("the {} agent cannot start: {w}", self.name()))
+    }
+
+    /// Runs the agent on `prompt` in `dir` with `path` first on PATH, against
+    /// its real model.
     pub fn act(
         self,
         task: &Task,
@@ -252,25 +569,49 @@ impl Driver {
         dir: &Path,
         path: &std::ffi::OsStr,
     ) -> Result<Outcome> {
+        let home = dir.with_extension("home");
+        let how = Act {
+            model: Model::Real,
+            hook: false,
+            home: &home,
+        };
+        self.act_with(&how, task, prompt, command, dir, path)
+    }
+
+    /// Runs the agent as `how` says: on `prompt` in `dir`, `path` first on PATH.
+    pub fn act_with(
+        self,
+        how: &Act,
+        task: &Task,
+        prompt: &str,
+        command: &str,
+        dir: &Path,
+        path: &std::ffi::OsStr,
+    ) -> Result<Outcome> {
         if self == Driver::Scripted {
+            if how.hook {
+                bail!("the hook variant needs a real agent CLI (claude, codex, gemini or opencode): the scripted driver has no hooks to install");
+            }
             return scripted::act(task, command, dir, path);
+        }
+        if how.hook {
+            install_lens(self, how.home, path)?;
+        }
+        if how.model == Model::Scripted {
+            return self.act_scripted_model(how, task, prompt, dir, path);
         }
         let (bin, _) = self.binary().expect("a real driver");
         let mut cmd = Command::new(bin);
-        match self {
-            Driver::Claude => cmd.args([
-                "-p",
-                prompt,
-                "--output-format",
-                "stream-json",
-                "--verbose",
-                "--dangerously-skip-permissions",
-            ]),
-            Driver::Cursor => cmd.args(["-p", prompt, "--output-format", "stream-json", "--force"]),
-            Driver::Codex => cmd.args(["exec", "--json", "--full-auto", prompt]),
-            Driver::Scripted => unreachable!(),
-        };
-        cmd.current_dir(dir).env("PATH", path).stdin(Stdio::null());
+        cmd.args(self.real_args(prompt, how.hook));
+        if how.hook {
+            // The hooks were installed into the cell's HOME, not the user's.
+            cmd.env("HOME", how.home)
+                .env("CODEX_HOME", how.home.join(".codex"));
+        }
+        cmd.envs(self.unattended(how.hook).1)
+            .current_dir(dir)
+            .env("PATH", path)
+            .stdin(Stdio::null());
         let run = run_limited(cmd, Duration::from_secs(task.time_limit_s))?;
         let text = String::from_utf8_lossy(&run.stdout);
         let format = self.format().expect("a real driver");
@@ -279,6 +620,142 @@ impl Driver {
         outcome.stderr = run.stderr_tail;
         Ok(outcome)
     }
+
+    /// The real CLI against the scripted model ([`scripted_model`]).
+    fn act_scripted_model(
+        self,
+        how: &Act,
+        task: &Task,
+        prompt: &str,
+        dir: &Path,
+        path: &std::ffi::OsStr,
+    ) -> Result<Outcome> {
+        let cli = self.cli().with_context(|| {
+            format!(
+                "the {} agent's model cannot be scripted; use --model real",
+                self.name()
+            )
+        })?;
+        let mut spec = RunSpec::new(prompt, scripted_model::script(task), how.home, dir);
+        let (args, env) = self.unattended(how.hook);
+        spec = spec.args(args);
+        // The cell's PATH (lens, rtk, the task's tools) after the CLIs' own.
+        let mut full = std::ffi::OsString::from(AgentCli::bin_dir());
+        full.push(":");
+        full.push(path);
+        spec = spec.env("PATH", &full.to_string_lossy());
+        if self == Driver::Codex {
+            // Codex runs commands in a login shell, whose /etc/profile resets
+            // PATH; a user's own profile puts their tools back, as this does.
+            let profile = how.home.join(".bash_profile");
+            if !profile.exists() {
+                std::fs::create_dir_all(how.home)?;
+                std::fs::write(
+                    &profile,
+                    format!(
+                        "export PATH='{}'\n",
+                        full.to_string_lossy().replace('\'', "")
+                    ),
+                )?;
+            }
+        }
+        for (k, v) in env {
+            spec = spec.env(&k, &v);
+        }
+        for k in ["LENS_STORE", "LENS_LOG_DIR", "LENS_CONFIG"] {
+            if let Ok(v) = std::env::var(k) {
+                spec = spec.env(k, &v);
+            }
+        }
+        spec.time_limit = Duration::from_secs(task.time_limit_s);
+        let run = cli.run(&spec)?;
+        Ok(Outcome::from_run(&run, cli))
+    }
+}
+
+/// Lens as a user installs it for `driver`'s agent: `lens init --agent X
+/// --global` with HOME at `home` (the `lens` on `path`).
+pub fn install_lens(driver: Driver, home: &Path, path: &std::ffi::OsStr) -> Result<()> {
+    let lens = find_program("lens", &path.to_os_string())
+        .context("no lens on the cell's PATH; run `make build`")?;
+    std::fs::create_dir_all(home)?;
+    let out = Command::new(&lens)
+        .args(["init", "--agent", driver.name(), "--global"])
+        .env("HOME", home)
+        .env("CODEX_HOME", home.join(".codex"))
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("cannot run {}", lens.display()))?;
+    anyhow::ensure!(
+        out.status.success(),
+        "lens init --agent {} failed: {}",
+        driver.name(),
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+    if driver == Driver::Opencode {
+        // OpenCode installs its plugin package into a config directory holding a
+        // plugin before it starts, and with no network waits about 70 s for npm
+        // to fail; a finished install leaves what it checks first.
+        let cfg = home.join(".config/opencode");
+        std::fs::create_dir_all(cfg.join("node_modules"))?;
+        let lock = cfg.join("package-lock.json");
+        if !lock.exists() {
+            std::fs::write(
+                lock,
+                format!(
+                    r#"{{"packages":{{"":{{"dependencies":{{"@opencode-ai/plugin":"{}"}}}}}}}}"#,
+                    AgentCli::Opencode.version()
+                ),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// True when this process runs as root.
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+/// Why an agent did not start, in its own words: the last lines it wrote to
+/// stderr, else an error result on stdout, with its exit code.
+fn own_words(stdout: &str, stderr: &str, exit: i32, no_request: bool) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Warning:"))
+        .collect();
+    // The error line when there is one (a usage text follows clap's), else the end.
+    let mut words = match lines
+        .iter()
+        .find(|l| l.to_ascii_lowercase().starts_with("error") || l.contains("cannot be used"))
+    {
+        Some(l) => l.to_string(),
+        None => lines[lines.len().saturating_sub(3)..].join(" / "),
+    };
+    if words.is_empty() {
+        // Claude Code's stream-json result: {"is_error":true,…,"result":"Not logged in …"}.
+        words = stdout
+            .lines()
+            .rev()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["is_error"] == true || v["type"] == "error")
+            .filter_map(|v| {
+                v["result"]
+                    .as_str()
+                    .or(v["message"].as_str())
+                    .or(v["error"]["message"].as_str())
+                    .map(String::from)
+            })
+            .next()
+            .unwrap_or_else(|| "(it wrote nothing)".into());
+    }
+    format!(
+        "{words} (exit {exit}{})",
+        if no_request { ", no model request" } else { "" }
+    )
 }
 
 /// What [`run_limited`] brings back.
@@ -337,7 +814,9 @@ fn tempfile_path(stem: &str) -> PathBuf {
 pub fn parse_or_bail(s: &str) -> Result<Driver> {
     match Driver::parse(s) {
         Some(d) => Ok(d),
-        None => bail!("unknown driver {s:?}; use scripted, claude, cursor or codex"),
+        None => {
+            bail!("unknown driver {s:?}; use scripted, claude, codex, gemini, opencode or cursor")
+        }
     }
 }
 
@@ -369,6 +848,67 @@ mod tests {
     }
 
     #[test]
+    fn the_unattended_flags_are_the_pinned_clis_own() {
+        let (codex, _) = Driver::Codex.unattended(false);
+        assert!(!codex.iter().any(|a| a == "--full-auto"), "{codex:?}");
+        assert!(codex.windows(2).any(|w| w == ["-s", "workspace-write"]));
+        assert!(codex.contains(&"approval_policy=\"never\"".to_string()));
+        let (hooked, _) = Driver::Codex.unattended(true);
+        assert!(hooked.contains(&"--dangerously-bypass-hook-trust".to_string()));
+        let (claude, env) = Driver::Claude.unattended(false);
+        assert_eq!(claude, ["--dangerously-skip-permissions"]);
+        assert_eq!(
+            env.iter().any(|(k, v)| k == "IS_SANDBOX" && v == "1"),
+            is_root()
+        );
+        let gemini = Driver::Gemini.real_args("p", false);
+        assert_eq!(
+            gemini,
+            ["-p", "p", "-o", "stream-json", "--approval-mode", "yolo"]
+        );
+        assert_eq!(Driver::Opencode.real_args("p", false).last().unwrap(), "p");
+        for d in ["gemini", "opencode"] {
+            assert_eq!(Driver::parse(d).unwrap().name(), d);
+        }
+    }
+
+    #[test]
+    fn an_agents_own_words_say_why_it_did_not_start() {
+        let w = own_words(
+            "",
+            "Warning: Basic terminal\nerror: unexpected argument '--full-auto' found\n",
+            2,
+            true,
+        );
+        assert_eq!(
+            w,
+            "error: unexpected argument '--full-auto' found (exit 2, no model request)"
+        );
+        let claude =
+            r#"{"type":"result","is_error":true,"result":"Not logged in · Please run /login"}"#;
+        assert!(own_words(claude, "", 1, true).starts_with("Not logged in"));
+    }
+
+    #[test]
+    fn the_size_of_a_cut_output_is_read_from_the_agents_words() {
+        use crate::model_server::ToolResult;
+        let r = |t: &str| ToolResult {
+            id: "1".into(),
+            text: t.into(),
+            is_error: false,
+        };
+        let cut = "<persisted-output>\nOutput too large (189.9KB). Full output saved to: /nonexistent/x.txt\n\nPreview";
+        let (printed, cuts) = printed_bytes(&[r("abc"), r(cut)]);
+        assert_eq!(cuts, 1);
+        assert_eq!(printed, Some(3 + (189.9f64 * 1024.0) as u64));
+        assert_eq!(printed_bytes(&[r("abc")]), (Some(3), 0));
+        assert!(is_view(
+            "x\n[lens: elided stdout 2-9 (8 lines: budget) handle=0a1b2c3d]\n"
+        ));
+        assert!(!is_view("[lens: said nothing]"));
+    }
+
+    #[test]
     fn time_limit_cuts_off_with_124() {
         let mut c = Command::new("sh");
         c.args(["-c", "echo started; sleep 5"]);
@@ -393,9 +933,18 @@ mod tests {
 
     #[test]
     fn real_drivers_fail_the_preflight_without_binary_or_key() {
-        let missing = Driver::Codex.preflight();
-        // This machine has neither codex nor a key; both are named.
+        let missing = Driver::Codex.preflight(Model::Real);
+        // This machine has neither codex on PATH nor a key; both are named.
         assert!(missing.iter().any(|m| m.contains("codex")), "{missing:?}");
-        assert!(Driver::Scripted.preflight().is_empty());
+        assert!(
+            missing.iter().any(|m| m.contains("OPENAI_API_KEY")),
+            "{missing:?}"
+        );
+        assert!(Driver::Scripted.preflight(Model::Real).is_empty());
+        // Behind the scripted model no key is needed; cursor's model cannot be
+        // scripted.
+        let cursor = Driver::Cursor.preflight(Model::Scripted);
+        assert!(cursor[0].contains("cannot be scripted"), "{cursor:?}");
+        assert!(Driver::Opencode.key_var().is_none());
     }
 }

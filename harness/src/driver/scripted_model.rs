@@ -1,0 +1,274 @@
+//! The scripted model behind a real agent CLI (`--model scripted`): the model
+//! server ([`crate::model_server`]) plays a deterministic agent, and the CLI runs
+//! its tool calls as it would a model's. It does what the scripted driver does
+//! ([`super::scripted`]), but through the CLI's own shell tool, so what it reads
+//! is what the CLI hands a model (its own cuts, a hook's view):
+//!
+//! 1. run the command the task prompt names (read from the request: the text
+//!    where the task's prompt template puts `{command}`, found after whatever
+//!    the CLI put before the prompt, an awareness block with its own
+//!    `` `…` `` spans included);
+//! 2. when what came back lacks what the task needs, recover, in this order:
+//!    each Lens marker with a handle, `lens show H --lines A-B` (through
+//!    `grep -E` when the range is longer than [`SHOW_LINES`]); the file where the
+//!    CLI saved an output it cut (`… saved to: PATH`), through `grep -E`; the
+//!    command again, through `grep -E`;
+//! 3. apply the task's known fix (`TASK_INFO=… <task>/fix`), and run the command
+//!    again where that confirms anything.
+//!
+//! The model is stateless (see [`crate::model_server::script`]): each answer is
+//! worked out again from the tool results the request carries, so a retried
+//! request gets the same answer.
+
+use std::path::PathBuf;
+
+use regex::Regex;
+
+use crate::model_server::{Action, Script, Turn};
+use crate::tasks::Task;
+
+/// The longest `lens show` range fetched whole; longer ones are searched.
+pub const SHOW_LINES: u64 = 300;
+
+/// The scripted agent for `task`.
+pub fn script(task: &Task) -> Script {
+    let agent = Agent {
+        needs: task.needs.clone(),
+        fix: task.dir.join("fix"),
+        confirm: task.confirm,
+        fallback: task.command.clone(),
+        template: task.prompt.clone(),
+    };
+    Script::custom(move |turn| agent.decide(turn))
+}
+
+struct Agent {
+    needs: Regex,
+    fix: PathBuf,
+    confirm: bool,
+    fallback: String,
+    template: String,
+}
+
+/// `s` as one single-quoted shell word.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// The command a request's prompt names where `template` (a task prompt with
+/// `{command}`) puts it: between the last occurrence of the template's text
+/// before `{command}` (up to 40 bytes of it) and the text after it (up to 20).
+pub fn command_in(prompt: &str, template: &str) -> Option<String> {
+    let (pre, post) = template.split_once("{command}")?;
+    let pre = &pre[floor_char(pre, pre.len().saturating_sub(40))..];
+    let post = &post[..floor_char(post, post.len().min(20))];
+    let start = prompt.rfind(pre)? + pre.len();
+    let len = if post.is_empty() {
+        prompt.len() - start
+    } else {
+        prompt[start..].find(post)?
+    };
+    let c = prompt[start..start + len].trim();
+    (!c.is_empty()).then(|| c.to_string())
+}
+
+/// The largest char boundary of `s` at or below `i`.
+fn floor_char(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Every `(handle, first line, last line)` a Lens marker in `text` names.
+pub fn markers(text: &str) -> Vec<(String, u64, u64)> {
+    let re = Regex::new(r"\[lens: elided \w+ (\d+)-(\d+) [^\]\n]*handle=([0-9a-f]{8})\]")
+        .expect("marker regex");
+    re.captures_iter(text)
+        .filter_map(|c| Some((c[3].to_string(), c[1].parse().ok()?, c[2].parse().ok()?)))
+        .collect()
+}
+
+/// The file an agent CLI saved a cut output to, when its text names one.
+pub fn saved_path(text: &str) -> Option<String> {
+    let i = text.find("saved to: ")? + "saved to: ".len();
+    let p: String = text[i..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    p.starts_with('/').then_some(p)
+}
+
+impl Agent {
+    fn find(&self, text: &str) -> Option<String> {
+        self.needs.captures(text).map(|c| {
+            c.get(1)
+                .unwrap_or_else(|| c.get(0).expect("match"))
+                .as_str()
+                .to_string()
+        })
+    }
+
+    /// The recoveries to try, in order, for a command whose result was `first`.
+    fn recoveries(&self, first: &str, command: &str) -> Vec<String> {
+        let grep = format!("grep -E {}", quote(self.needs.as_str()));
+        let mut r: Vec<String> = markers(first)
+            .into_iter()
+            .map(|(h, a, b)| {
+                let show = format!("lens show {h} --lines {a}-{b}");
+                if b.saturating_sub(a) + 1 > SHOW_LINES {
+                    format!("{show} | {grep}")
+                } else {
+                    show
+                }
+            })
+            .collect();
+        if let Some(p) = saved_path(first) {
+            r.push(format!("{grep} {}", quote(&p)));
+        }
+        r.push(format!("{command} 2>&1 | {grep}"));
+        r
+    }
+
+    /// The next action, replaying the session from its tool results.
+    fn decide(&self, turn: &Turn) -> Action {
+        let results: Vec<&str> = turn.tool_results.iter().map(|r| r.text.as_str()).collect();
+        let command =
+            command_in(&turn.prompt, &self.template).unwrap_or_else(|| self.fallback.clone());
+        let mut seen = results.iter();
+        // Each step either is the next call (no result for it yet) or has its result.
+        macro_rules! step {
+            ($cmd:expr) => {
+                match seen.next() {
+                    None => return Action::Shell { command: $cmd },
+                    Some(r) => *r,
+                }
+            };
+        }
+        let first = step!(command.clone());
+        let mut found = self.find(first);
+        for recovery in self.recoveries(first, &command) {
+            if found.is_some() {
+                break;
+            }
+            found = self.find(step!(recovery));
+        }
+        let Some(info) = found else {
+            return Action::Text {
+                text: "I could not find what the task needs in the output.".into(),
+            };
+        };
+        step!(format!(
+            "TASK_INFO={} {}",
+            quote(&info),
+            quote(&self.fix.display().to_string())
+        ));
+        if self.confirm {
+            step!(command.clone());
+        }
+        Action::Text {
+            text: format!("Done: {info}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model_server::ToolResult;
+
+    fn agent(confirm: bool) -> Agent {
+        Agent {
+            needs: Regex::new(r"token: ([0-9a-f]{4})").unwrap(),
+            fix: PathBuf::from("/t/fix"),
+            confirm,
+            fallback: "sh x".into(),
+            template: "Run `{command}` here.".into(),
+        }
+    }
+
+    fn turn(results: &[&str]) -> Turn {
+        let mut t = Turn {
+            prompt: "Run `sh ./m.sh` here.".into(),
+            calls_made: results.len(),
+            tool_results: results
+                .iter()
+                .enumerate()
+                .map(|(i, r)| ToolResult {
+                    id: i.to_string(),
+                    text: r.to_string(),
+                    is_error: false,
+                })
+                .collect(),
+            ..Turn::default()
+        };
+        t.set_tools(vec![("Bash".into(), serde_json::json!({}))]);
+        t
+    }
+
+    fn shell(c: &str) -> Action {
+        Action::Shell { command: c.into() }
+    }
+
+    #[test]
+    fn runs_the_prompts_command_then_applies_the_fix_and_confirms() {
+        let a = agent(true);
+        assert_eq!(a.decide(&turn(&[])), shell("sh ./m.sh"));
+        assert_eq!(
+            a.decide(&turn(&["x\ntoken: beef\n"])),
+            shell("TASK_INFO='beef' '/t/fix'")
+        );
+        assert_eq!(a.decide(&turn(&["token: beef", ""])), shell("sh ./m.sh"));
+        assert!(matches!(
+            a.decide(&turn(&["token: beef", "", "ok"])),
+            Action::Text { .. }
+        ));
+    }
+
+    #[test]
+    fn follows_markers_then_saved_files_then_reruns() {
+        let a = agent(false);
+        let view = "a\n[lens: elided stdout 2-9 (8 lines: budget) handle=0a1b2c3d]\nb\n\
+                    [lens: elided stdout 11-900 (890 lines: level) handle=0a1b2c3d]\n";
+        assert_eq!(
+            a.decide(&turn(&[view])),
+            shell("lens show 0a1b2c3d --lines 2-9")
+        );
+        assert_eq!(
+            a.decide(&turn(&[view, "nothing"])),
+            shell("lens show 0a1b2c3d --lines 11-900 | grep -E 'token: ([0-9a-f]{4})'")
+        );
+        assert_eq!(
+            a.decide(&turn(&[view, "nothing", "nope"])),
+            shell("sh ./m.sh 2>&1 | grep -E 'token: ([0-9a-f]{4})'")
+        );
+        assert_eq!(
+            a.decide(&turn(&[view, "nothing", "token: abcd"])),
+            shell("TASK_INFO='abcd' '/t/fix'")
+        );
+        let cut = "Output too large (190KB). Full output saved to: /h/.claude/r/t1.txt\n\nPreview";
+        assert_eq!(
+            a.decide(&turn(&[cut])),
+            shell("grep -E 'token: ([0-9a-f]{4})' '/h/.claude/r/t1.txt'")
+        );
+        // Nothing found anywhere: the agent says so and stops.
+        assert!(matches!(
+            a.decide(&turn(&["no", "no"])),
+            Action::Text { text } if text.contains("could not find")
+        ));
+    }
+
+    #[test]
+    fn the_command_is_where_the_template_puts_it() {
+        let t = "Run `{command}` to see why.";
+        assert_eq!(
+            command_in("Run `lens --level 2 make -k` to see why.", t).as_deref(),
+            Some("lens --level 2 make -k")
+        );
+        // An awareness block before the prompt, with spans of its own.
+        let p = "Lens: `[lens: elided stdout 1-9 handle=x]` means run `lens show`.\n\nRun `make -k` to see why.";
+        assert_eq!(command_in(p, t).as_deref(), Some("make -k"));
+        assert_eq!(command_in("no command", t), None);
+        assert_eq!(saved_path("saved to: rel/x"), None);
+    }
+}
