@@ -125,10 +125,12 @@ pub fn replay(call: &ShellCall, agent: &str) -> Replayed {
         },
     };
     if line.starts_with("lens ") || call.is_lens_view() {
+        // A view (from `lens <cmd>` or a hook): the model read the view; the
+        // command printed what the markers say was left out besides.
         return Replayed {
             family: family_of(line.trim_start_matches("lens ").trim_start()),
             command: call.command.clone(),
-            raw_bytes,
+            raw_bytes: raw_from_view(&call.output).unwrap_or(raw_bytes),
             view_bytes: raw_bytes,
             fate: Fate::AlreadyLens,
         };
@@ -167,6 +169,38 @@ pub fn replay(call: &ShellCall, agent: &str) -> Replayed {
         view_bytes,
         fate: Fate::Filtered { elided: v.elided },
     }
+}
+
+/// The bytes the command printed, estimated from a Lens view: its shown lines,
+/// plus the lines its markers say were elided at the shown lines' mean length.
+/// `None` when `view` has no elision marker with a handle.
+pub fn raw_from_view(view: &str) -> Option<u64> {
+    static MARKER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let marker = MARKER.get_or_init(|| {
+        regex::Regex::new(r"^\[lens: elided \w+ (\d+)-(\d+) .*handle=[0-9a-f]{8}\]$")
+            .expect("marker regex")
+    });
+    let (mut shown_bytes, mut shown_lines, mut elided) = (0u64, 0u64, 0u64);
+    let mut any = false;
+    for l in view.lines() {
+        if let Some(c) = marker.captures(l) {
+            let (a, b): (u64, u64) = (c[1].parse().ok()?, c[2].parse().ok()?);
+            elided += b.saturating_sub(a) + 1;
+            any = true;
+        } else if !l.starts_with("[lens: ") {
+            shown_bytes += l.len() as u64 + 1;
+            shown_lines += 1;
+        }
+    }
+    if !any {
+        return None;
+    }
+    let mean = if shown_lines == 0 {
+        1
+    } else {
+        shown_bytes.div_ceil(shown_lines)
+    };
+    Some(shown_bytes + elided * mean)
 }
 
 /// Totals for a family, a file or everything.
@@ -394,6 +428,17 @@ mod tests {
                 reason: "reads-file".into()
             }
         );
+    }
+
+    #[test]
+    fn a_view_a_hook_delivered_counts_the_lines_its_markers_left_out() {
+        let view = "checked 1 ok\n[lens: elided stdout 2-4999 (4998 lines: budget) handle=0a1b2c3d]\nfailed 5000\n";
+        let r = replay(&call("python3 audit.py", view), "claude");
+        assert_eq!(r.fate, Fate::AlreadyLens);
+        assert_eq!(r.view_bytes, view.len() as u64);
+        // Two shown lines of 13 and 12 bytes: a mean of 13 for each elided one.
+        assert_eq!(r.raw_bytes, 25 + 4998 * 13);
+        assert_eq!(raw_from_view("no marker"), None);
     }
 
     #[test]
