@@ -153,7 +153,8 @@ fn every_cli_works_a_cell_per_variant_through_the_scripted_model() {
         // the whole of it went: the record says how much the command printed.
         if matches!(driver, Driver::Claude | Driver::Opencode) {
             assert_eq!(raw.agent_cuts, 1, "{raw:?}");
-            assert!(raw.printed_bytes.unwrap() > 150_000, "{raw:?}");
+            // (OpenCode's saved file and its cut vary from run to run.)
+            assert!(raw.printed_bytes.unwrap() > 2 * raw.bytes_read, "{raw:?}");
         }
     }
     let _ = std::fs::remove_dir_all(&root);
