@@ -30,7 +30,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use crate::driver::{scripted, Agent, Driver, Outcome, Tokens};
+use crate::driver::{scripted, Act, Agent, Driver, Model, Outcome, Tokens};
 use crate::env;
 use crate::retention::{copy_dir, verdict, verify, Verdict};
 use crate::stats;
@@ -313,6 +313,7 @@ pub fn run_one(
     p: &Planned,
     s: &Session,
     driver: Driver,
+    model: Model,
     root: &Path,
     tools: &Tools,
 ) -> Result<RunRecord> {
@@ -337,6 +338,22 @@ pub fn run_one(
     let started = Instant::now();
     let outcome: Outcome = if driver.simulated() {
         scripted::act_session(&s.task, &prompt, &s.commands, p.arm == "lens", &dir, &path)?
+    } else if model == Model::Scripted {
+        let home = dir.with_extension("home");
+        let _ = std::fs::remove_dir_all(&home);
+        let how = Act {
+            model,
+            hook: false,
+            home: &home,
+        };
+        let lines = s
+            .commands
+            .iter()
+            .map(|c| Session::arm_command(&p.arm, c))
+            .collect();
+        let out = driver.act_scripted_session(&how, &s.task, lines, &prompt, &dir, &path);
+        let _ = std::fs::remove_dir_all(&home);
+        out?
     } else {
         let command = Session::arm_command(&p.arm, &s.task.command);
         driver.act(&s.task, &prompt, &command, &dir, &path)?
@@ -389,6 +406,10 @@ pub struct SessionSweep {
     pub driver: String,
     /// True for the scripted agent.
     pub simulation: bool,
+    /// The model behind a real driver: `real`, or `scripted` (the model server
+    /// on 127.0.0.1, whose own counts the tokens are).
+    #[serde(default)]
+    pub model: Model,
     /// The scripted agent's cost model, when simulated.
     pub cost_model: Option<String>,
     /// Pairs per session.
@@ -520,6 +541,25 @@ pub fn markdown(s: &SessionSweep) -> String {
             "SIMULATION: driver `{}` is the scripted agent; its tokens follow a stated cost model, not a model's. {}\n\n",
             s.driver,
             s.cost_model.as_deref().unwrap_or("")
+        ));
+    } else {
+        let agent = s.runs.iter().find_map(|r| r.agent.as_ref());
+        out.push_str(&format!(
+            "Driver `{}`: the real {} CLI ({}), model {}{}.\n\n",
+            s.driver,
+            s.driver,
+            agent
+                .and_then(|a| a.version.clone())
+                .or_else(|| s.tools.get(&s.driver).cloned())
+                .unwrap_or_else(|| "version unknown".into()),
+            agent
+                .and_then(|a| a.model.clone())
+                .unwrap_or_else(|| "unknown".into()),
+            if s.model == Model::Scripted {
+                " (scripted: the harness's model server on 127.0.0.1 played a deterministic agent; tokens are the server's own counts)"
+            } else {
+                ""
+            }
         ));
     }
     if !s.complete {
@@ -689,6 +729,7 @@ mod tests {
             seed: 1,
             driver: "scripted".into(),
             simulation: true,
+            model: Model::Real,
             cost_model: None,
             pairs: 8,
             sessions: [("s".to_string(), vec!["ls".to_string()])].into(),

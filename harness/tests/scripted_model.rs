@@ -215,3 +215,49 @@ fn a_plan_for_an_agent_that_is_missing_says_why_and_spends_nothing() {
     }
     std::fs::remove_dir_all(&empty).unwrap();
 }
+
+// `harness session run --driver claude --model scripted`: a paired session
+// through the real Claude Code, the model scripted; the record says so and its
+// tokens are the model server's (input only: the server reports no cache).
+#[test]
+fn a_paired_session_runs_through_claude_with_the_scripted_model() {
+    if !available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lens-sess-scripted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_file = dir.join("session.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args([
+            "session", "run", "--run", "--driver", "claude", "--model", "scripted",
+        ])
+        .args(["--sessions", "python-test-fix", "--pairs", "1", "--out"])
+        .arg(&out_file)
+        .env("LENS_BIN", lens_bin::lens_binary())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("model scripted (scripted: the harness's model server"),
+        "{text}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
+    assert_eq!(v["model"], "scripted");
+    assert_eq!(v["simulation"], false);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for r in runs {
+        assert_eq!(r["success"], true, "{r}");
+        assert_eq!(r["agent"]["model"], "scripted");
+        assert!(r["tokens"]["input"].as_u64().unwrap() > 1000, "{r}");
+        assert_eq!(r["tokens"]["cache_read"], 0);
+        let lens = r["arm"] == "lens";
+        assert_eq!(r["views"].as_u64().unwrap() > 0, lens, "{r}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

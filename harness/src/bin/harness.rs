@@ -38,7 +38,7 @@ usage: harness plan   [--driver scripted|claude|codex|gemini|opencode|cursor]
        harness merge  SHARD.json... [--out FILE | --save]
        harness report FILE
        harness transcripts FILE... [--json OUT]
-       harness session plan   [--driver D] [--sessions a,b] [--pairs N] [--seed N]
+       harness session plan   [--driver D] [--model real|scripted] [--sessions a,b] [--pairs N] [--seed N]
        harness session run    (the same flags) --run [--out FILE | --save] [--resume]
        harness session report FILE
        harness model-server --script FILE --log FILE [--port-file FILE]
@@ -850,6 +850,7 @@ fn session(args: &[String]) -> Result<()> {
         bail!("unknown session subcommand {sub:?}; use plan, run or report");
     }
     let mut driver = Driver::Scripted;
+    let mut model = Model::Real;
     let mut only = Vec::new();
     let mut pairs = session::default_pairs();
     let mut seed: u64 = 20261201;
@@ -862,6 +863,7 @@ fn session(args: &[String]) -> Result<()> {
         let mut val = || it.next().with_context(|| format!("{flag} needs a value"));
         match flag.as_str() {
             "--driver" => driver = driver::parse_or_bail(val()?)?,
+            "--model" => model = Model::parse(val()?)?,
             "--sessions" => {
                 only = val()?
                     .split(',')
@@ -912,14 +914,24 @@ fn session(args: &[String]) -> Result<()> {
     let lens = std::env::var_os("LENS_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join(format!("out/release/{}/lens", std::env::consts::ARCH)));
-    let mut missing = driver.preflight(Model::Real);
+    if driver.simulated() && model == Model::Scripted {
+        bail!("--model scripted puts the scripted model behind a real agent CLI; pick --driver claude, codex, gemini or opencode");
+    }
+    let mut missing = driver.preflight(model);
+    if missing.is_empty() && !driver.simulated() {
+        println!(
+            "preflight: starting {} once on a trivial prompt, as a run would...",
+            driver.name()
+        );
+        missing.extend(driver.start_check(model, &[]));
+    }
     if !lens.is_file() {
         missing.push(format!(
             "no lens binary at {}; run `make build`",
             lens.display()
         ));
     }
-    if !driver.simulated() {
+    if !driver.simulated() && model == Model::Real {
         eprintln!(
             "harness: warning: sessions run in a directory on this machine; the {} agent can read the task's verifier",
             driver.name()
@@ -986,10 +998,15 @@ fn session(args: &[String]) -> Result<()> {
     let mut tools = BTreeMap::new();
     tools.insert("lens".to_string(), lens_version(&lens));
     if let Some(bin) = driver.binary_name() {
-        tools.insert(
-            bin.to_string(),
-            env::version_of(&[bin.to_string(), "--version".into()]).unwrap_or_default(),
-        );
+        let version = match (model, driver.cli()) {
+            (Model::Scripted, Some(cli)) => format!(
+                "{} (pinned, {})",
+                cli.installed_version().unwrap_or_else(|| "unknown".into()),
+                AgentCli::bin_dir().display()
+            ),
+            _ => env::version_of(&[bin.to_string(), "--version".into()]).unwrap_or_default(),
+        };
+        tools.insert(bin.to_string(), version);
     }
     let mut sweep = SessionSweep {
         command: env::command_line(),
@@ -1000,6 +1017,7 @@ fn session(args: &[String]) -> Result<()> {
         seed,
         driver: driver.name().into(),
         simulation: driver.simulated(),
+        model,
         cost_model: driver
             .simulated()
             .then(harness::driver::scripted::session_cost_model),
@@ -1025,8 +1043,15 @@ fn session(args: &[String]) -> Result<()> {
         let r = match done.remove(&p.key()) {
             Some(r) => r,
             None => {
-                let r = session::run_one(p, by_name[p.session.as_str()], driver, &scratch, &tools)
-                    .unwrap_or_else(|e| session::RunRecord::failed(p, &e));
+                let r = session::run_one(
+                    p,
+                    by_name[p.session.as_str()],
+                    driver,
+                    model,
+                    &scratch,
+                    &tools,
+                )
+                .unwrap_or_else(|e| session::RunRecord::failed(p, &e));
                 println!(
                     "[{}/{}] {} pair {} {}: {} · {} result bytes · {} calls · {} views · {:.0}s elapsed",
                     i + 1,

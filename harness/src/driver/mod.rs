@@ -598,7 +598,14 @@ impl Driver {
             install_lens(self, how.home, path)?;
         }
         if how.model == Model::Scripted {
-            return self.act_scripted_model(how, task, prompt, dir, path);
+            return self.act_scripted_model(
+                how,
+                scripted_model::script(task),
+                task,
+                prompt,
+                dir,
+                path,
+            );
         }
         let (bin, _) = self.binary().expect("a real driver");
         let mut cmd = Command::new(bin);
@@ -621,10 +628,29 @@ impl Driver {
         Ok(outcome)
     }
 
+    /// A paired session's run of the real CLI against the scripted model: it
+    /// works through `commands` as the prompt lists them ([`scripted_model::session_script`]).
+    pub fn act_scripted_session(
+        self,
+        how: &Act,
+        task: &Task,
+        commands: Vec<String>,
+        prompt: &str,
+        dir: &Path,
+        path: &std::ffi::OsStr,
+    ) -> Result<Outcome> {
+        if how.hook {
+            install_lens(self, how.home, path)?;
+        }
+        let script = scripted_model::session_script(task, commands);
+        self.act_scripted_model(how, script, task, prompt, dir, path)
+    }
+
     /// The real CLI against the scripted model ([`scripted_model`]).
     fn act_scripted_model(
         self,
         how: &Act,
+        script: crate::model_server::Script,
         task: &Task,
         prompt: &str,
         dir: &Path,
@@ -636,7 +662,7 @@ impl Driver {
                 self.name()
             )
         })?;
-        let mut spec = RunSpec::new(prompt, scripted_model::script(task), how.home, dir);
+        let mut spec = RunSpec::new(prompt, script, how.home, dir);
         let (args, env) = self.unattended(how.hook);
         spec = spec.args(args);
         // The cell's PATH (lens, rtk, the task's tools) after the CLIs' own.

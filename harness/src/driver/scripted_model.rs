@@ -32,14 +32,23 @@ pub const SHOW_LINES: u64 = 300;
 
 /// The scripted agent for `task`.
 pub fn script(task: &Task) -> Script {
-    let agent = Agent {
-        needs: task.needs.clone(),
-        fix: task.dir.join("fix"),
-        confirm: task.confirm,
-        fallback: task.command.clone(),
-        template: task.prompt.clone(),
-    };
+    let agent = Agent::for_task(task);
     Script::custom(move |turn| agent.decide(turn))
+}
+
+/// The scripted agent for a session of `task`: it works through the numbered
+/// `` `…` `` commands the prompt lists (`commands` when the request has none),
+/// and after the first run of the task's command recovers what the task needs
+/// and applies the fix, as [`script`] does.
+pub fn session_script(task: &Task, commands: Vec<String>) -> Script {
+    let agent = Agent::for_task(task);
+    Script::custom(move |turn| agent.decide_session(turn, &commands))
+}
+
+/// The numbered commands a session prompt lists: lines `N. `…``.
+pub fn listed(prompt: &str) -> Vec<String> {
+    let re = Regex::new(r"(?m)^\d+\. `([^`\n]+)`\s*$").expect("list regex");
+    re.captures_iter(prompt).map(|c| c[1].to_string()).collect()
 }
 
 struct Agent {
@@ -100,6 +109,67 @@ pub fn saved_path(text: &str) -> Option<String> {
 }
 
 impl Agent {
+    fn for_task(task: &Task) -> Agent {
+        Agent {
+            needs: task.needs.clone(),
+            fix: task.dir.join("fix"),
+            confirm: task.confirm,
+            fallback: task.command.clone(),
+            template: task.prompt.clone(),
+        }
+    }
+
+    fn fix_line(&self, info: &str) -> String {
+        format!(
+            "TASK_INFO={} {}",
+            quote(info),
+            quote(&self.fix.display().to_string())
+        )
+    }
+
+    /// A session's next action, replayed from its tool results.
+    fn decide_session(&self, turn: &Turn, fallback: &[String]) -> Action {
+        let mut lines = listed(&turn.prompt);
+        if lines.is_empty() {
+            lines = fallback.to_vec();
+        }
+        let mut seen = turn.tool_results.iter().map(|r| r.text.as_str());
+        macro_rules! step {
+            ($cmd:expr) => {
+                match seen.next() {
+                    None => return Action::Shell { command: $cmd },
+                    Some(r) => r,
+                }
+            };
+        }
+        let mut fixed = false;
+        for line in &lines {
+            let r = step!(line.clone());
+            if fixed || !line.ends_with(&self.fallback) {
+                continue;
+            }
+            let mut found = self.find(r);
+            for recovery in self.recoveries(r) {
+                if found.is_some() {
+                    break;
+                }
+                found = self.find(step!(recovery));
+            }
+            if let Some(info) = found {
+                step!(self.fix_line(&info));
+                fixed = true;
+            }
+        }
+        Action::Text {
+            text: if fixed {
+                "Done."
+            } else {
+                "I could not find what the task needs."
+            }
+            .into(),
+        }
+    }
+
     fn find(&self, text: &str) -> Option<String> {
         self.needs.captures(text).map(|c| {
             c.get(1)
@@ -109,8 +179,9 @@ impl Agent {
         })
     }
 
-    /// The recoveries to try, in order, for a command whose result was `first`.
-    fn recoveries(&self, first: &str, command: &str) -> Vec<String> {
+    /// The recoveries to try, in order, for a command whose result was `first`
+    /// (the last one runs the task's command again, with no filter in front).
+    fn recoveries(&self, first: &str) -> Vec<String> {
         let grep = format!("grep -E {}", quote(self.needs.as_str()));
         let mut r: Vec<String> = markers(first)
             .into_iter()
@@ -126,7 +197,7 @@ impl Agent {
         if let Some(p) = saved_path(first) {
             r.push(format!("{grep} {}", quote(&p)));
         }
-        r.push(format!("{command} 2>&1 | {grep}"));
+        r.push(format!("{} 2>&1 | {grep}", self.fallback));
         r
     }
 
@@ -147,7 +218,7 @@ impl Agent {
         }
         let first = step!(command.clone());
         let mut found = self.find(first);
-        for recovery in self.recoveries(first, &command) {
+        for recovery in self.recoveries(first) {
             if found.is_some() {
                 break;
             }
@@ -158,11 +229,7 @@ impl Agent {
                 text: "I could not find what the task needs in the output.".into(),
             };
         };
-        step!(format!(
-            "TASK_INFO={} {}",
-            quote(&info),
-            quote(&self.fix.display().to_string())
-        ));
+        step!(self.fix_line(&info));
         if self.confirm {
             step!(command.clone());
         }
@@ -182,7 +249,7 @@ mod tests {
             needs: Regex::new(r"token: ([0-9a-f]{4})").unwrap(),
             fix: PathBuf::from("/t/fix"),
             confirm,
-            fallback: "sh x".into(),
+            fallback: "sh ./m.sh".into(),
             template: "Run `{command}` here.".into(),
         }
     }
@@ -256,6 +323,37 @@ mod tests {
             a.decide(&turn(&["no", "no"])),
             Action::Text { text } if text.contains("could not find")
         ));
+    }
+
+    #[test]
+    fn a_session_works_through_the_listed_commands_and_fixes_after_the_tasks() {
+        let a = agent(false);
+        let mut t = turn(&[]);
+        t.prompt = "Work through these:\n1. `lens ls`\n2. `lens sh ./m.sh`\n3. `lens ls`\nThen: Run `lens sh ./m.sh` here.".into();
+        let with = |results: &[&str]| {
+            let mut x = turn(results);
+            x.prompt = t.prompt.clone();
+            a.decide_session(&x, &[])
+        };
+        assert_eq!(with(&[]), shell("lens ls"));
+        assert_eq!(with(&["a b"]), shell("lens sh ./m.sh"));
+        assert_eq!(
+            with(&["a b", "token: beef"]),
+            shell("TASK_INFO='beef' '/t/fix'")
+        );
+        assert_eq!(with(&["a b", "token: beef", ""]), shell("lens ls"));
+        assert_eq!(
+            with(&["a b", "token: beef", "", "a b"]),
+            Action::Text {
+                text: "Done.".into()
+            }
+        );
+        // A view without it: the marker's lines first.
+        let view = "[lens: elided stdout 1-9 (9 lines: budget) handle=0a1b2c3d]";
+        assert_eq!(
+            with(&["a b", view]),
+            shell("lens show 0a1b2c3d --lines 1-9")
+        );
     }
 
     #[test]
