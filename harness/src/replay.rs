@@ -171,13 +171,14 @@ pub fn replay(call: &ShellCall, agent: &str) -> Replayed {
     }
 }
 
-/// The bytes the command printed, estimated from a Lens view: its shown lines,
+/// The bytes the command printed, estimated from a Lens view (a line may carry
+/// the agent's own prefix before a marker: Gemini's `Output: `): its shown lines,
 /// plus the lines its markers say were elided at the shown lines' mean length.
 /// `None` when `view` has no elision marker with a handle.
 pub fn raw_from_view(view: &str) -> Option<u64> {
     static MARKER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let marker = MARKER.get_or_init(|| {
-        regex::Regex::new(r"^\[lens: elided \w+ (\d+)-(\d+) .*handle=[0-9a-f]{8}\]$")
+        regex::Regex::new(r"\[lens: elided \w+ (\d+)-(\d+) [^\]]*handle=[0-9a-f]{8}[^\]]*\]")
             .expect("marker regex")
     });
     let (mut shown_bytes, mut shown_lines, mut elided) = (0u64, 0u64, 0u64);
@@ -187,7 +188,7 @@ pub fn raw_from_view(view: &str) -> Option<u64> {
             let (a, b): (u64, u64) = (c[1].parse().ok()?, c[2].parse().ok()?);
             elided += b.saturating_sub(a) + 1;
             any = true;
-        } else if !l.starts_with("[lens: ") {
+        } else if !l.contains("[lens: ") {
             shown_bytes += l.len() as u64 + 1;
             shown_lines += 1;
         }
@@ -439,6 +440,9 @@ mod tests {
         // Two shown lines of 13 and 12 bytes: a mean of 13 for each elided one.
         assert_eq!(r.raw_bytes, 25 + 4998 * 13);
         assert_eq!(raw_from_view("no marker"), None);
+        // A digest marker, behind Gemini's prefix.
+        let g = "Output: [lens: elided stdout 1-226 (226 lines: grouped) handle=5178d212 digest=3]\nOn branch main\n";
+        assert_eq!(raw_from_view(g), Some(15 + 226 * 15));
     }
 
     #[test]

@@ -272,3 +272,30 @@ fn opencode_json_recorded_through_the_scripted_model() {
     let k = t.tokens.unwrap();
     assert_eq!((k.input, k.output), (7678 + 7735 + 7794, 7 + 9 + 2));
 }
+
+// Lens installed with `lens init --agent X --global`, the model scripted: the
+// transcript holds the view the hook delivered (Claude Code's stream-json,
+// OpenCode's JSON events; Codex's and Gemini CLI's print-mode streams record
+// the command's own output, not what the model read). `harness transcripts`
+// counts the view's markers as what the command printed, not the view.
+#[test]
+fn hooked_transcripts_count_the_views_markers_as_raw_bytes() {
+    for (file, format) in [
+        ("claude-hooked.jsonl", Format::ClaudeStream),
+        ("opencode-hooked.jsonl", Format::OpencodeJson),
+    ] {
+        let text = agent_fixture(file);
+        assert_eq!(detect(&text), Some(format), "{file}");
+        let t = parse(&text).unwrap();
+        let status = &t.shell[0];
+        assert_eq!(status.command, "git status");
+        assert!(status.is_lens_view(), "{file}: {}", status.output);
+        let r = harness::replay::replay(status, t.agent.cli.as_str());
+        assert_eq!(r.fate, harness::replay::Fate::AlreadyLens);
+        assert_eq!(r.view_bytes, status.output.len() as u64);
+        // 226 lines of `git status`: far more than the view's ~200 bytes.
+        assert!(r.raw_bytes > 10 * r.view_bytes, "{file}: {r:?}");
+        let report = harness::replay::report(&[(file.to_string(), t.clone())]);
+        assert!(report.total.saved_pct() > 50.0, "{file}");
+    }
+}

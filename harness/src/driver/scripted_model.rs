@@ -91,7 +91,7 @@ fn floor_char(s: &str, mut i: usize) -> usize {
 
 /// Every `(handle, first line, last line)` a Lens marker in `text` names.
 pub fn markers(text: &str) -> Vec<(String, u64, u64)> {
-    let re = Regex::new(r"\[lens: elided \w+ (\d+)-(\d+) [^\]\n]*handle=([0-9a-f]{8})\]")
+    let re = Regex::new(r"\[lens: elided \w+ (\d+)-(\d+) [^\]\n]*handle=([0-9a-f]{8})[^\]\n]*\]")
         .expect("marker regex");
     re.captures_iter(text)
         .filter_map(|c| Some((c[3].to_string(), c[1].parse().ok()?, c[2].parse().ok()?)))
@@ -295,7 +295,7 @@ mod tests {
     #[test]
     fn follows_markers_then_saved_files_then_reruns() {
         let a = agent(false);
-        let view = "a\n[lens: elided stdout 2-9 (8 lines: budget) handle=0a1b2c3d]\nb\n\
+        let view = "a\n[lens: elided stdout 2-9 (8 lines: grouped) handle=0a1b2c3d digest=3]\nb\n\
                     [lens: elided stdout 11-900 (890 lines: level) handle=0a1b2c3d]\n";
         assert_eq!(
             a.decide(&turn(&[view])),
