@@ -161,27 +161,52 @@ pub fn printed_bytes(results: &[crate::model_server::ToolResult]) -> (Option<u64
     let mut cuts = 0;
     for r in results {
         let t = &r.text;
-        let saved = scripted_model::saved_path(t);
-        let stated = stated_size(t);
-        // Codex states the tokens it cut, not the bytes: a cut of unknown size.
-        let codex_cut = t.contains("Warning: truncated output (original token count:");
-        let n = match (saved, stated) {
-            (None, None) if codex_cut => {
-                cuts += 1;
-                None
-            }
-            (None, None) => Some(t.len() as u64),
-            (saved, stated) => {
-                cuts += 1;
-                saved
-                    .and_then(|p| std::fs::metadata(p).ok())
-                    .map(|m| m.len())
-                    .or(stated)
-            }
+        let saved = scripted_model::saved_path(t)
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len());
+        // Codex cuts the middle out ("…3893 chars truncated…", or for a big
+        // output the tokens it cut, when the size cannot be told); Claude Code
+        // a failing command's ("... [3909 characters truncated] ...").
+        let inline = inline_cut(t);
+        let codex_tokens = t.contains("Warning: truncated output (original token count:");
+        let n = if let Some(b) = saved.or(stated_size(t)) {
+            cuts += 1;
+            Some(b)
+        } else if let Some(c) = inline {
+            cuts += 1;
+            c.map(|c| t.len() as u64 + c)
+        } else if codex_tokens {
+            cuts += 1;
+            None
+        } else {
+            Some(t.len() as u64)
         };
         total = total.zip(n).map(|(a, b)| a + b);
     }
     (total, cuts)
+}
+
+/// The characters an agent CLI says it cut from the middle of an output:
+/// `None` when it says nothing of the kind, `Some(None)` when it counts the cut
+/// in tokens (its size in bytes cannot be told).
+fn inline_cut(text: &str) -> Option<Option<u64>> {
+    static CUT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = CUT.get_or_init(|| {
+        regex::Regex::new(r"…(\d+) (chars|tokens) truncated…|\[(\d+) characters truncated\]")
+            .expect("cut regex")
+    });
+    let mut total = Some(0u64);
+    let mut any = false;
+    for c in re.captures_iter(text) {
+        any = true;
+        let n: Option<u64> = match (c.get(1), c.get(2), c.get(3)) {
+            (Some(n), Some(unit), _) if unit.as_str() == "chars" => n.as_str().parse().ok(),
+            (_, _, Some(n)) => n.as_str().parse().ok(),
+            _ => None,
+        };
+        total = total.zip(n).map(|(a, b)| a + b);
+    }
+    any.then_some(total)
 }
 
 /// The size Claude Code states for an output it cut: "Output too large (189.9KB)".
@@ -928,6 +953,19 @@ mod tests {
         assert_eq!(cuts, 1);
         assert_eq!(printed, Some(3 + (189.9f64 * 1024.0) as u64));
         assert_eq!(printed_bytes(&[r("abc")]), (Some(3), 0));
+        let codex = "Warning: truncated output (original token count: 3474)\nTotal output lines: 3000\n\n1\n…3893 chars truncated…2001\n";
+        assert_eq!(
+            printed_bytes(&[r(codex)]),
+            (Some(codex.len() as u64 + 3893), 1)
+        );
+        let big =
+            "Warning: truncated output (original token count: 72224)\n…10031 tokens truncated…\n";
+        assert_eq!(printed_bytes(&[r(big)]), (None, 1));
+        let claude_fail = "Exit code 3\n1\n2\n\n... [3909 characters truncated] ...\n\n3000";
+        assert_eq!(
+            printed_bytes(&[r(claude_fail)]),
+            (Some(claude_fail.len() as u64 + 3909), 1)
+        );
         assert!(is_view(
             "x\n[lens: elided stdout 2-9 (8 lines: budget) handle=0a1b2c3d]\n"
         ));

@@ -98,9 +98,13 @@ pub fn markers(text: &str) -> Vec<(String, u64, u64)> {
         .collect()
 }
 
-/// The file an agent CLI saved a cut output to, when its text names one.
+/// The file an agent CLI saved a cut output to, when its text names one
+/// (Claude Code and OpenCode: "Full output saved to: PATH"; Gemini CLI: "For
+/// full output see: PATH").
 pub fn saved_path(text: &str) -> Option<String> {
-    let i = text.find("saved to: ")? + "saved to: ".len();
+    let i = ["saved to: ", "full output see: "]
+        .iter()
+        .find_map(|k| text.find(k).map(|i| i + k.len()))?;
     let p: String = text[i..]
         .chars()
         .take_while(|c| !c.is_whitespace())
@@ -368,5 +372,9 @@ mod tests {
         assert_eq!(command_in(p, t).as_deref(), Some("make -k"));
         assert_eq!(command_in("no command", t), None);
         assert_eq!(saved_path("saved to: rel/x"), None);
+        assert_eq!(
+            saved_path("Output too large. Showing first 8,000 and last 32,000 characters. For full output see: /h/.gemini/t/o.txt\n<untrusted_context>").as_deref(),
+            Some("/h/.gemini/t/o.txt")
+        );
     }
 }
