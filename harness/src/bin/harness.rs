@@ -521,6 +521,13 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
                         out.display()
                     )
                 })?;
+                if old.model != a.model {
+                    bail!(
+                        "--resume: {} holds a sweep with --model {}; resume with the same flags, or write elsewhere with --out",
+                        out.display(),
+                        if old.model == Model::Scripted { "scripted" } else { "real" }
+                    );
+                }
                 kept = retention::resumable(old, &plan.hash, a.driver.name())
                     .with_context(|| format!("--resume: {}", out.display()))?;
                 println!(
