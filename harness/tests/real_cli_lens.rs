@@ -354,6 +354,51 @@ fn report(cli: AgentCli, commands: &[&str], raw: &[String], lens: &[String]) {
     }
 }
 
+/// What one session must show: the calls whose result is the CLI's refusal
+/// (with a word of it) and the calls the model reads as a Lens view.
+struct Expect<'a> {
+    refused: &'a [(usize, &'a str)],
+    views: &'a [usize],
+}
+
+/// Runs the session in both arms (see [`both`]), prints what each call cost,
+/// and checks the refusals and views; `None` when the CLI is not installed.
+#[allow(clippy::too_many_arguments)]
+fn check(
+    cli: AgentCli,
+    case: &str,
+    commands: &[&str],
+    setup: impl Fn(&Arm),
+    args: &[&str],
+    env: &[(&str, &str)],
+    expect: Expect,
+) -> Option<(Vec<String>, Arm)> {
+    if !available(cli) {
+        return None;
+    }
+    let (raw, lens, arm) = both(cli, case, commands, setup, args, env);
+    report(cli, commands, &raw, &lens);
+    for &(i, word) in expect.refused {
+        assert!(
+            raw[i].contains(word),
+            "{}: call {i} ({}): {}",
+            cli.name(),
+            commands[i],
+            raw[i]
+        );
+    }
+    for &i in expect.views {
+        assert!(
+            handle(&lens[i]).is_some(),
+            "{}: {}: {}",
+            cli.name(),
+            commands[i],
+            lens[i]
+        );
+    }
+    Some((lens, arm))
+}
+
 // Claude Code 2.1.328, default mode (as root): a deny rule in the user's
 // settings and one from --disallowedTools, an allow rule from --allowedTools,
 // a write no rule covers (refused in print mode), and read-only commands
@@ -361,13 +406,9 @@ fn report(cli: AgentCli, commands: &[&str], raw: &[String], lens: &[String]) {
 // which must change nothing else.
 #[test]
 fn claude_default_mode_decides_the_same_with_lens() {
-    let cli = AgentCli::Claude;
-    if !available(cli) {
-        return;
-    }
     let commands = [DENIED, ALLOWED, UNRULED, SMALL, BIG, "touch deny-flag-d"];
-    let (raw, lens, arm) = both(
-        cli,
+    let Some((lens, arm)) = check(
+        AgentCli::Claude,
         "default",
         &commands,
         |a| {
@@ -383,14 +424,14 @@ fn claude_default_mode_decides_the_same_with_lens() {
             "Bash(touch deny-flag-d)",
         ],
         &[],
-    );
-    report(cli, &commands, &raw, &lens);
-    assert!(
-        raw[0].contains("denied") && raw[5].contains("denied"),
-        "{raw:?}"
-    );
-    assert!(raw[2].contains("approval"), "{}", raw[2]);
-    let h = handle(&lens[4]).expect("git status reaches the model as a view");
+        Expect {
+            refused: &[(0, "denied"), (2, "approval"), (5, "denied")],
+            views: &[4],
+        },
+    ) else {
+        return;
+    };
+    let h = handle(&lens[4]).unwrap();
     assert_eq!(
         String::from_utf8(arm.lens(&["show", &h]).stdout)
             .unwrap()
@@ -404,13 +445,9 @@ fn claude_default_mode_decides_the_same_with_lens() {
 // Claude's failure event cannot replace), a pipe and a 400 KB output.
 #[test]
 fn claude_bypass_mode_decides_the_same_with_lens() {
-    let cli = AgentCli::Claude;
-    if !available(cli) {
-        return;
-    }
     let commands = [DENIED, ALLOWED, UNRULED, BIG, PIPED, FAILING, HUGE];
-    let (raw, lens, _arm) = both(
-        cli,
+    let Some((lens, _arm)) = check(
+        AgentCli::Claude,
         "bypass",
         &commands,
         |a| {
@@ -429,15 +466,13 @@ fn claude_bypass_mode_decides_the_same_with_lens() {
             "../settings-extra.json",
         ],
         &[("IS_SANDBOX", "1")],
-    );
-    report(cli, &commands, &raw, &lens);
-    assert!(
-        raw[0].contains("denied") && raw[2].contains("denied"),
-        "{raw:?}"
-    );
-    for i in [3, 4, 6] {
-        assert!(handle(&lens[i]).is_some(), "{}: {}", commands[i], lens[i]);
-    }
+        Expect {
+            refused: &[(0, "denied"), (2, "denied")],
+            views: &[3, 4, 6],
+        },
+    ) else {
+        return;
+    };
     // The failing command reaches the model as Claude Code cut it, in both.
     assert!(handle(&lens[5]).is_none() && lens[5].starts_with("Exit code 3"));
 }
@@ -446,13 +481,9 @@ fn claude_bypass_mode_decides_the_same_with_lens() {
 // sandbox without approvals runs the rest; the hook is trusted for the run.
 #[test]
 fn codex_decides_the_same_with_lens() {
-    let cli = AgentCli::Codex;
-    if !available(cli) {
-        return;
-    }
     let commands = [DENIED, ALLOWED, SMALL, BIG, PIPED, FAILING, HUGE];
-    let (raw, lens, _arm) = both(
-        cli,
+    let Some((lens, _arm)) = check(
+        AgentCli::Codex,
         "policy",
         &commands,
         |a| {
@@ -466,12 +497,13 @@ fn codex_decides_the_same_with_lens() {
             "--dangerously-bypass-hook-trust",
         ],
         &[],
-    );
-    report(cli, &commands, &raw, &lens);
-    assert!(raw[0].contains("Rejected"), "{}", raw[0]);
-    for i in [3, 4, 5] {
-        assert!(handle(&lens[i]).is_some(), "{}: {}", commands[i], lens[i]);
-    }
+        Expect {
+            refused: &[(0, "Rejected")],
+            views: &[3, 4, 5],
+        },
+    ) else {
+        return;
+    };
     assert!(
         lens[5].starts_with("Process exited with code 3"),
         "{}",
@@ -483,13 +515,9 @@ fn codex_decides_the_same_with_lens() {
 // yolo); the rest run.
 #[test]
 fn gemini_decides_the_same_with_lens() {
-    let cli = AgentCli::Gemini;
-    if !available(cli) {
-        return;
-    }
     let commands = [DENIED, ALLOWED, SMALL, BIG, PIPED, FAILING, HUGE];
-    let (raw, lens, _arm) = both(
-        cli,
+    let Some((lens, _arm)) = check(
+        AgentCli::Gemini,
         "policy",
         &commands,
         |a| {
@@ -500,12 +528,13 @@ fn gemini_decides_the_same_with_lens() {
         },
         &["--approval-mode", "yolo"],
         &[],
-    );
-    report(cli, &commands, &raw, &lens);
-    assert!(raw[0].contains("denied"), "{}", raw[0]);
-    for i in [3, 4, 5, 6] {
-        assert!(handle(&lens[i]).is_some(), "{}: {}", commands[i], lens[i]);
-    }
+        Expect {
+            refused: &[(0, "denied")],
+            views: &[3, 4, 5, 6],
+        },
+    ) else {
+        return;
+    };
     assert!(lens[5].contains("Exit Code: 3"), "{}", lens[5]);
 }
 
@@ -513,13 +542,9 @@ fn gemini_decides_the_same_with_lens() {
 // `"lens show *": "allow"` beside it.
 #[test]
 fn opencode_decides_the_same_with_lens() {
-    let cli = AgentCli::Opencode;
-    if !available(cli) {
-        return;
-    }
     let commands = [DENIED, ALLOWED, SMALL, BIG, PIPED, FAILING, HUGE];
-    let (raw, lens, _arm) = both(
-        cli,
+    check(
+        AgentCli::Opencode,
         "deny",
         &commands,
         |a| {
@@ -530,10 +555,9 @@ fn opencode_decides_the_same_with_lens() {
         },
         &[],
         &[],
+        Expect {
+            refused: &[(0, "prevents")],
+            views: &[3, 4, 5, 6],
+        },
     );
-    report(cli, &commands, &raw, &lens);
-    assert!(raw[0].contains("prevents"), "{}", raw[0]);
-    for i in [3, 4, 5, 6] {
-        assert!(handle(&lens[i]).is_some(), "{}: {}", commands[i], lens[i]);
-    }
 }
