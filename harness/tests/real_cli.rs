@@ -5,6 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+mod agents_ready;
+
+use agents_ready::available;
 use harness::agent_cli::{AgentCli, RunOutcome, RunSpec};
 use harness::model_server::Script;
 
@@ -39,31 +42,6 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.root);
     }
-}
-
-/// False (with one printed line) when the CLI is not installed at its pinned
-/// version; a failure instead under LENS_REQUIRE_AGENTS=1.
-fn available(cli: AgentCli) -> bool {
-    let line = match cli.installed_version() {
-        _ if !cli.installed() => format!(
-            "{} {} is not installed at {}; run `make agents`",
-            cli.name(),
-            cli.version(),
-            cli.binary().display()
-        ),
-        Some(v) if v == cli.version() => return true,
-        found => format!(
-            "{} is installed at version {} but the tests pin {}; run `make agents`",
-            cli.name(),
-            found.as_deref().unwrap_or("unknown"),
-            cli.version()
-        ),
-    };
-    if std::env::var("LENS_REQUIRE_AGENTS").is_ok_and(|v| v == "1") {
-        panic!("{line} (LENS_REQUIRE_AGENTS=1)");
-    }
-    println!("skipped: {line}");
-    false
 }
 
 fn script(commands: &[&str]) -> Script {

@@ -7,11 +7,13 @@
 //! opens to the command's full output. Skipped with one line when the CLIs are
 //! not installed (`make agents`), unless LENS_REQUIRE_AGENTS=1.
 
+mod agents_ready;
 mod lens_bin;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use agents_ready::available;
 use harness::agent_cli::{AgentCli, RunOutcome, RunSpec};
 use harness::model_server::Script;
 
@@ -191,23 +193,6 @@ fn git(dir: &Path, args: &[&str]) {
         .status()
         .unwrap()
         .success());
-}
-
-fn available(cli: AgentCli) -> bool {
-    if cli.installed() {
-        return true;
-    }
-    let line = format!(
-        "{} {} is not installed at {}; run `make agents`",
-        cli.name(),
-        cli.version(),
-        cli.binary().display()
-    );
-    if std::env::var("LENS_REQUIRE_AGENTS").is_ok_and(|v| v == "1") {
-        panic!("{line} (LENS_REQUIRE_AGENTS=1)");
-    }
-    println!("skipped: {line}");
-    false
 }
 
 /// What the model read for each call, with the arm's own paths and Codex's

@@ -6,6 +6,7 @@
 //! line when the CLIs are not installed (`make agents`), unless
 //! LENS_REQUIRE_AGENTS=1.
 
+mod agents_ready;
 mod lens_bin;
 
 use std::path::{Path, PathBuf};
@@ -15,24 +16,12 @@ use harness::driver::{Driver, Model};
 use harness::retention::{self, Cell, CellResult, Place, Tools};
 
 fn available() -> bool {
-    let missing: Vec<String> = AgentCli::ALL
+    // Every CLI is checked (and named when missing), not only the first.
+    let ready: Vec<bool> = AgentCli::ALL
         .iter()
-        .filter(|c| !c.installed())
-        .map(|c| format!("{} {}", c.name(), c.version()))
+        .map(|c| agents_ready::available(*c))
         .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    let line = format!(
-        "{} not installed under {}; run `make agents`",
-        missing.join(", "),
-        AgentCli::bin_dir().display()
-    );
-    if std::env::var("LENS_REQUIRE_AGENTS").is_ok_and(|v| v == "1") {
-        panic!("{line} (LENS_REQUIRE_AGENTS=1)");
-    }
-    println!("skipped: {line}");
-    false
+    ready.iter().all(|r| *r)
 }
 
 fn run(driver: Driver, task: &harness::tasks::Task, root: &Path, tools: &Tools) -> Vec<CellResult> {

@@ -62,6 +62,20 @@ pub struct Usage {
     pub output_tokens: u64,
 }
 
+/// The text of an OpenAI message content: a string, or the `text` of each
+/// part joined by newlines (Chat Completions and Responses alike).
+pub(crate) fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
 /// The server's token count for `bytes` bytes.
 pub fn tokens_for(bytes: usize) -> u64 {
     (bytes as u64).div_ceil(4)

@@ -12,25 +12,13 @@
 use serde_json::{json, Value};
 
 use super::script::{shell_arguments, Action, Script, ToolResult, Turn};
-use super::{tokens_for, Body, Handled, Request, Response, Usage};
+use super::{text_of, tokens_for, Body, Handled, Request, Response, Usage};
 
 /// Answers the paths this dialect serves; `None` for any other.
 pub fn handle(req: &Request, path: &str, script: &Script) -> Option<Handled> {
     match (req.method.as_str(), path) {
         ("POST", "/v1/chat/completions" | "/chat/completions") => Some(chat(req, script)),
         _ => None,
-    }
-}
-
-fn text_of(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
     }
 }
 
