@@ -90,6 +90,9 @@ pub struct Capture {
     /// Newlines in the stored stream, and its last byte.
     all_newlines: u64,
     last_byte: u8,
+    /// The stream's opening lines, printed while the command still ran (bytes,
+    /// lines): see [`show_opening`].
+    pub early: Option<(u64, u32)>,
 }
 
 /// The tail of a stream past its head's bound: the last `cap` bytes, in a ring
@@ -223,6 +226,7 @@ impl Capture {
             tail: None,
             all_newlines: 0,
             last_byte: b'\n',
+            early: None,
         }
     }
 
@@ -526,6 +530,33 @@ pub fn start_journal(cap: &Arc<Mutex<Capture>>, shared: &Shared) {
 
 /// How much a stopped reader still takes from its pipe.
 pub const DRAIN_MAX: u64 = 4 << 20;
+
+/// Prints the opening lines of a stream that passed its head's bound in the
+/// store (a flood: `yes`, `seq 1 100000000`) while the command still runs, at
+/// most `max_bytes` and `max_lines`: a reader downstream (`| head -1`) gets
+/// them now, and when it goes the command meets the closed pipe as it would
+/// have raw. Returns true once they are printed; the view at the end shows
+/// the rest.
+pub fn show_opening(cap: &Arc<Mutex<Capture>>, max_bytes: usize, max_lines: usize) -> bool {
+    let (stream, lead) = {
+        let mut c = lock(cap);
+        if c.early.is_some() || c.tail.is_none() {
+            return c.early.is_some();
+        }
+        let Body::Stored { sampler, .. } = &c.body else {
+            return false;
+        };
+        let lead = sampler.leading(max_bytes, max_lines).to_vec();
+        if lead.is_empty() {
+            return false;
+        }
+        let lines = count_newlines(&lead) as u32;
+        c.early = Some((lead.len() as u64, lines));
+        (c.stream, lead)
+    };
+    print_to(stream, &lead);
+    true
+}
 
 /// Tells the reader of `cap` to take what its pipe holds and stop.
 pub fn stop(cap: &Arc<Mutex<Capture>>) {

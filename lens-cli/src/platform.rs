@@ -529,9 +529,15 @@ pub fn write_polled(s: Std, bytes: &[u8]) -> Result<(), WriteStop> {
 
 /// True when Lens's `s` is a pipe or a socket (not a file or a terminal).
 #[cfg(unix)]
-fn is_pipe(s: Std) -> bool {
+pub fn is_pipe(s: Std) -> bool {
     use std::os::unix::fs::FileTypeExt;
     std_metadata(s).is_some_and(|m| m.file_type().is_fifo() || m.file_type().is_socket())
+}
+
+/// Not known here: Lens treats its streams as files.
+#[cfg(not(unix))]
+pub fn is_pipe(_s: Std) -> bool {
+    false
 }
 
 #[cfg(unix)]

@@ -90,6 +90,12 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     let mut diagnostics = Vec::new();
     let config = load_config(&mut diagnostics);
     let store_caps = config.as_ref().map(|c| c.store.clone()).unwrap_or_default();
+    let settings = config
+        .as_ref()
+        .map(|c| c.settings(&argv))
+        .unwrap_or_default();
+    let level = r.level.or(settings.level).unwrap_or(Level::Two);
+    let budget = r.budget.or(settings.budget).unwrap_or(DEFAULT_BUDGET);
     let seed = run_seed(&argv, started);
     let shared = capture::Shared::new(
         capture::Limits::DEFAULT,
@@ -148,6 +154,8 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     let mut stopped_at: Option<Instant> = None;
     let mut stdout_gone = false;
     let mut journaled = false;
+    let stdout_pipe = platform::is_pipe(platform::Std::Out);
+    let mut opened = false;
     while open > 0 || status.is_none() {
         let now = Instant::now();
         if !journaled && status.is_none() && clock.elapsed() >= JOURNAL_AFTER {
@@ -165,6 +173,11 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
             // too, and the child meets the closed pipe it would have met raw.
             stdout_gone = true;
             capture::stop(&caps[0]);
+        }
+        if stdout_pipe && !opened && !stdout_gone {
+            // A flood into a pipe: its reader gets the opening now, and a reader
+            // that wants no more (`| head -1`) can go, as it would raw.
+            opened = capture::show_opening(&caps[0], budget / 4, OPENING_LINES);
         }
         if status.is_some() && settle.is_none() {
             settle = Some(now + AFTER_EXIT);
@@ -219,12 +232,6 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     // Kept in the store even when nothing is elided: the run did not end on its own.
     let cut_short = cut.or(stdout_gone.then_some(13));
 
-    let settings = config
-        .as_ref()
-        .map(|c| c.settings(&argv))
-        .unwrap_or_default();
-    let level = r.level.or(settings.level).unwrap_or(Level::Two);
-    let budget = r.budget.or(settings.budget).unwrap_or(DEFAULT_BUDGET);
     let meta = |out: &Finished, err: &Finished| store::Meta {
         argv: argv.clone(),
         cwd: std::env::current_dir()
@@ -386,6 +393,8 @@ const AFTER_EXIT: std::time::Duration = std::time::Duration::from_millis(250);
 const STOP_WAIT: std::time::Duration = std::time::Duration::from_millis(300);
 /// How long a run goes before its output is written to the store as it arrives.
 const JOURNAL_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
+/// The most lines of a flood's opening printed while it runs.
+const OPENING_LINES: usize = 40;
 /// How often the main thread looks for a caught signal while it waits.
 const POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
@@ -418,6 +427,8 @@ struct Finished {
     stream: Stream,
     bytes: u64,
     body: FinishedBody,
+    /// The opening printed while the command ran (bytes, lines).
+    early: Option<(u64, u32)>,
 }
 
 enum FinishedBody {
@@ -444,6 +455,7 @@ impl From<Capture> for Finished {
             stream: c.stream,
             bytes: c.bytes,
             body,
+            early: c.early,
         }
     }
 }
@@ -477,7 +489,10 @@ impl Finished {
     fn input(&self) -> lens_core::Input<'_> {
         let part = match &self.body {
             FinishedBody::Memory(b, _) => std::str::from_utf8(b).ok().map(lens_core::Part::whole),
-            FinishedBody::Stored { sample, .. } => sample.part(),
+            FinishedBody::Stored { sample, .. } => match self.early {
+                Some((_, lines)) => sample.after_leading(lines),
+                None => sample.part(),
+            },
             FinishedBody::Printed => None,
         };
         lens_core::Input {
@@ -494,11 +509,13 @@ impl Finished {
                 b.len() as u64
             }
             FinishedBody::Stored { file, .. } => {
+                // Past the opening printed while the command ran.
+                let from = self.early.map_or(0, |(b, _)| b);
                 let mut f = file;
-                if f.seek(io::SeekFrom::Start(0)).is_ok() {
-                    capture::copy_to(f.take(self.bytes), self.stream);
+                if f.seek(io::SeekFrom::Start(from)).is_ok() {
+                    capture::copy_to(f.take(self.bytes - from), self.stream);
                 }
-                self.bytes
+                self.bytes - from
             }
             FinishedBody::Printed => self.bytes,
         }
@@ -545,12 +562,21 @@ impl Run<'_> {
         for (v, f) in [(v_out, out), (v_err, err)] {
             shown += match v {
                 Some(text) => {
+                    let text = match f.early {
+                        Some((_, lines)) => lens_core::marker::after_shown(&text, lines),
+                        None => text,
+                    };
                     capture::print_to(f.stream, text.as_bytes());
                     text.len() as u64
                 }
                 None => f.print_raw(),
             };
         }
+        // The openings printed while the command ran are part of what was shown.
+        shown += [out, err]
+            .iter()
+            .map(|f| f.early.map_or(0, |(b, _)| b))
+            .sum::<u64>();
         shown + self.print_notices(Some(handle), imitated)
     }
 

@@ -104,6 +104,91 @@ fn a_closed_reader_ends_the_command_as_the_pipe_would_have() {
 }
 
 #[test]
+fn a_flood_into_head_ends_as_it_would_raw() {
+    // `lens yes | head -1` and `lens seq 1 N | head -1`: head waits for its first
+    // line, which a view printed at the end never gives it. A stream past its
+    // head's bound in the store shows its opening while it runs.
+    let sb = Sandbox::new();
+    common::write(&sb.config(), b"[store]\nmax_run_bytes = \"4m\"\n");
+    for (cmd, first) in [("yes", "y"), ("seq 1 1000000000", "1")] {
+        let script = format!(r#""$LENS" {cmd} | head -1; echo "exit ${{PIPESTATUS[0]}}""#);
+        let mut c = Command::new("bash");
+        c.args(["-c", &script])
+            .env("LENS", env!("CARGO_BIN_EXE_lens"))
+            .env("LENS_STORE", sb.store())
+            .env("LENS_LOG_DIR", sb.log_dir())
+            .env("LENS_CONFIG", sb.config())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let Ok(mut child) = c.spawn() else {
+            eprintln!("skipped: bash is not installed");
+            return;
+        };
+        wait_within(
+            &mut child,
+            Duration::from_secs(20),
+            &format!("lens {cmd} | head -1"),
+        );
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        assert_eq!(out, format!("{first}\nexit 141\n"), "{cmd}");
+    }
+    // What it stored is bounded, and the log says the closed pipe cut it short.
+    assert!(
+        sb.store_bytes() < 8 << 20,
+        "{} bytes stored",
+        sb.store_bytes()
+    );
+    assert_eq!(
+        sb.runlog().matches("\"cut_short\":13").count(),
+        2,
+        "{}",
+        sb.runlog()
+    );
+}
+
+#[test]
+fn a_flood_into_a_pipe_that_is_read_whole_is_its_view_after_its_opening() {
+    // The opening printed early and the view printed at the end are one view:
+    // no line twice, line numbers as in the raw output, every gap a marker.
+    let sb = Sandbox::new();
+    common::write(&sb.config(), b"[store]\nmax_run_bytes = \"4m\"\n");
+    let out = shell(
+        &sb,
+        r#""$LENS" sh -c 'seq 1 3000000; echo "error: disk on fire"; seq 3000002 3100000' | cat"#,
+    )
+    .output()
+    .unwrap();
+    let v = text(&out.stdout);
+    let lines: Vec<&str> = v.lines().collect();
+    assert_eq!(lines[0], "1", "{v}");
+    assert!(v.contains("error: disk on fire"), "{v}");
+    assert!(v.ends_with("3100000\n"), "{v}");
+    let (mut next, mut digest) = (1u64, 0);
+    for l in &lines {
+        if digest > 0 {
+            digest -= 1;
+        } else if let Some(m) = lens_core::Marker::parse(l) {
+            assert_eq!(u64::from(m.first), next, "gap before {l}\n{v}");
+            next = u64::from(m.last) + 1;
+            digest = m.digest;
+        } else if let Ok(n) = l.parse::<u64>() {
+            assert_eq!(n, next, "{l} out of place\n{v}");
+            next += 1;
+        } else if *l == "error: disk on fire" {
+            assert_eq!(next, 3_000_001, "{v}");
+            next += 1;
+        }
+    }
+    assert_eq!(next, 3_100_001, "{v}");
+}
+
+#[test]
 fn a_reader_that_closes_during_the_view_gets_sigpipe_s_exit_code() {
     // `lens --level 3 seq 1 300000 | head -1`: the reader goes after one line,
     // while Lens writes the view; raw, seq would die of SIGPIPE.

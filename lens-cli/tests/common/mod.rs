@@ -49,6 +49,17 @@ impl Sandbox {
         self.lens().args(args).output().unwrap()
     }
 
+    /// Bytes in the store's files, all directories down.
+    pub fn store_bytes(&self) -> u64 {
+        fn size(p: &Path) -> u64 {
+            match std::fs::read_dir(p) {
+                Ok(entries) => entries.flatten().map(|e| size(&e.path())).sum(),
+                Err(_) => std::fs::metadata(p).map_or(0, |m| m.len()),
+            }
+        }
+        size(&self.store())
+    }
+
     pub fn runlog(&self) -> String {
         std::fs::read_to_string(self.log_dir().join("runs.jsonl")).unwrap_or_default()
     }
