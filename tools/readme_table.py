@@ -120,6 +120,31 @@ def reliability(path: Path) -> str:
                 f" median of {log['runs']}: " + "; ".join(parts) + tail + "."
             )
         lines.append(f"- Lens's highest peak RSS over these runs: {big['lens_peak_rss_mib']:.1f} MiB.")
+        p = big.get("process")
+        if p:
+            mib = 1 << 20
+            lines += [
+                "",
+                "As a process, with Lens's defaults (a 256 MiB store bound per run):",
+                "",
+                f"- `lens yes` whose reader closes: exit {p['closed_reader_exit_code']}"
+                f" {p['closed_reader_exit_secs']:.3f} s after the close,"
+                f" {p['closed_reader_stored_bytes'] / mib:.0f} MiB stored.",
+            ]
+            if "head_one_secs" in p:
+                lines.append(
+                    f"- `lens yes | head -1`: exit {p['head_one_exit_code']} after {p['head_one_secs']:.3f} s,"
+                    f" {p['head_one_stored_bytes'] / mib:.0f} MiB stored."
+                )
+            lines += [
+                f"- {p['bound_input_bytes'] / mib:,.0f} MiB through one run: {p['bound_stored_bytes'] / mib:.0f} MiB"
+                f" stored; the view names the lines not stored: {'yes' if p['bound_notice'] else 'NO'}.",
+                f"- A run killed outright (SIGKILL) after 1,000 lines: the next run names it and `lens show` gives back"
+                f" all 1,000 lines: {'yes' if p['killed_recovered'] else 'NO'} (that run took"
+                f" {p['killed_next_run_secs'] * 1000:.0f} ms).",
+                f"- {p['errors_bytes'] / mib:,.0f} MiB of error lines, half on each stream: Lens's peak RSS"
+                f" {p['errors_rss_mib']:.1f} MiB.",
+            ]
     fuzz = r.get("fuzz")
     if fuzz:
         o = fuzz["outcome"]

@@ -37,6 +37,23 @@ pub struct Ran {
 }
 
 impl Runner {
+    /// The config file the arms read (`LENS_CONFIG`).
+    pub fn config(&self) -> PathBuf {
+        self.scratch.join("config.toml")
+    }
+
+    /// With `whole`, the arms' store keeps a run whole however large (the
+    /// throughput rows compare `lens show` with the input byte for byte);
+    /// without, Lens's defaults apply (`[store] max_run_bytes` = 256 MiB).
+    pub fn store_whole(&self, whole: bool) -> Result<()> {
+        if whole {
+            std::fs::write(self.config(), "[store]\nmax_run_bytes = \"64g\"\n")?;
+        } else if self.config().exists() {
+            std::fs::remove_file(self.config())?;
+        }
+        Ok(())
+    }
+
     /// The store, log and config the arms use.
     pub fn store(&self) -> PathBuf {
         self.scratch.join("store")
@@ -54,7 +71,7 @@ impl Runner {
             .env("PATH", &self.path)
             .env("LENS_STORE", self.store())
             .env("LENS_LOG_DIR", self.scratch.join("log"))
-            .env("LENS_CONFIG", self.scratch.join("no-config.toml"))
+            .env("LENS_CONFIG", self.config())
             .current_dir(&self.scratch)
             .stdin(Stdio::null())
             .stderr(Stdio::piped());
@@ -108,7 +125,7 @@ pub fn show_matches(runner: &Runner, lens: &Path, handle: &str, file: &Path) -> 
     let mut child = Command::new(lens)
         .args(["show", handle])
         .env("LENS_STORE", runner.store())
-        .env("LENS_CONFIG", runner.scratch.join("no-config.toml"))
+        .env("LENS_CONFIG", runner.config())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()?;
@@ -329,6 +346,11 @@ pub struct Process {
     pub closed_reader_exit_code: Option<i32>,
     /// Bytes it left in the store.
     pub closed_reader_stored_bytes: u64,
+    /// `lens yes | head -1`: seconds from the start to Lens's exit, its exit
+    /// code (141 as raw) and the bytes it left in the store.
+    pub head_one_secs: f64,
+    pub head_one_exit_code: Option<i32>,
+    pub head_one_stored_bytes: u64,
     /// The bytes written through `lens` for the store-bound run.
     pub bound_input_bytes: u64,
     /// What that run stored (the default max_run_bytes is 256 MiB).
@@ -352,7 +374,7 @@ pub fn process(runner: &Runner, lens: &Path, errors_bytes: u64) -> Result<Proces
         c.env("PATH", &runner.path)
             .env("LENS_STORE", runner.store())
             .env("LENS_LOG_DIR", runner.scratch.join("log"))
-            .env("LENS_CONFIG", runner.scratch.join("no-config.toml"))
+            .env("LENS_CONFIG", runner.config())
             .current_dir(&runner.scratch)
             .stdin(Stdio::null());
     };
@@ -380,6 +402,37 @@ pub fn process(runner: &Runner, lens: &Path, errors_bytes: u64) -> Result<Proces
     };
     let closed_reader_exit_secs = round3(t.elapsed().as_secs_f64());
     let closed_reader_stored_bytes = dir_bytes(&runner.store());
+    // `lens yes | head -1`: head waits for a first line, then goes.
+    runner.clear_store();
+    let t = Instant::now();
+    let mut c = Command::new(lens);
+    env(&mut c);
+    let mut lens_yes = c
+        .arg("yes")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let piped = lens_yes.stdout.take().context("no stdout pipe")?;
+    let head = Command::new("head")
+        .arg("-1")
+        .stdin(Stdio::from(piped))
+        .stdout(Stdio::null())
+        .status()?;
+    if !head.success() {
+        bail!("head -1 failed after lens yes");
+    }
+    let head_status = loop {
+        if let Some(s) = lens_yes.try_wait()? {
+            break s;
+        }
+        if t.elapsed().as_secs() > 60 {
+            let _ = lens_yes.kill();
+            break lens_yes.wait()?;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let head_one_secs = round3(t.elapsed().as_secs_f64());
+    let head_one_stored_bytes = dir_bytes(&runner.store());
     // The bound: 1 GiB of 64-byte lines through `lens sh -c 'yes … | head -c'`.
     runner.clear_store();
     let bound_input_bytes: u64 = 1 << 30;
@@ -429,11 +482,11 @@ pub fn process(runner: &Runner, lens: &Path, errors_bytes: u64) -> Result<Proces
     runner.clear_store();
     Ok(Process {
         closed_reader_exit_secs,
-        closed_reader_exit_code: status.code().or_else(|| {
-            use std::os::unix::process::ExitStatusExt;
-            status.signal().map(|s| 128 + s)
-        }),
+        closed_reader_exit_code: exit_code(status),
         closed_reader_stored_bytes,
+        head_one_secs,
+        head_one_exit_code: exit_code(head_status),
+        head_one_stored_bytes,
         bound_input_bytes,
         bound_stored_bytes,
         bound_notice,
@@ -442,6 +495,12 @@ pub fn process(runner: &Runner, lens: &Path, errors_bytes: u64) -> Result<Proces
         errors_rss_mib: round1(errors.rss_kib as f64 / 1024.0),
         errors_bytes,
     })
+}
+
+/// The exit code a shell would show: 128 + the signal for a signal death.
+fn exit_code(status: std::process::ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.code().or_else(|| status.signal().map(|s| 128 + s))
 }
 
 /// Bytes of the regular files under `dir`.

@@ -646,6 +646,9 @@ fn big(args: &[String]) -> Result<()> {
         ("4 KiB lines", [vec![b'x'; 4095], vec![b'\n']].concat()),
         ("one line, no newline", vec![b'x'; 1 << 20]),
     ];
+    // The throughput rows and seq check `lens show` against the input whole: the
+    // store keeps every byte. The process rows below measure the default bound.
+    runner.store_whole(true)?;
     for (name, line) in shapes {
         println!("big: {name}, {gib} GiB ...");
         big::write_input(&input, &line, size)?;
@@ -733,12 +736,16 @@ fn big(args: &[String]) -> Result<()> {
     // Lens as a process: a closed reader, the store bound, a kill, and memory
     // on error lines over both streams.
     println!("big: closed reader, store bound, killed run, error lines on both streams ...");
+    runner.store_whole(false)?;
     let process = big::process(&runner, &lens, gib << 30)?;
     println!(
-        "  closed reader: exit {:?} {:.3} s after the close, {} bytes stored; bound: {} bytes in, {} stored, notice {}; killed run recovered: {} (next run {:.3} s); error lines: {:.1} MiB peak RSS for {} bytes",
+        "  closed reader: exit {:?} {:.3} s after the close, {} bytes stored; `lens yes | head -1`: exit {:?} after {:.3} s, {} bytes stored; bound: {} bytes in, {} stored, notice {}; killed run recovered: {} (next run {:.3} s); error lines: {:.1} MiB peak RSS for {} bytes",
         process.closed_reader_exit_code,
         process.closed_reader_exit_secs,
         process.closed_reader_stored_bytes,
+        process.head_one_exit_code,
+        process.head_one_secs,
+        process.head_one_stored_bytes,
         process.bound_input_bytes,
         process.bound_stored_bytes,
         process.bound_notice,
@@ -769,7 +776,7 @@ fn big(args: &[String]) -> Result<()> {
                 "cat": env::version_of(&["cat".into(), "--version".into()]),
             },
             "scratch": scratch.display().to_string(),
-            "method": "each input written to a file in the scratch directory (a RAM file system when /dev/shm exists, so disk writeback, which varied by seconds between identical runs here, is out of both arms); `cat FILE > COPY` and `lens cat FILE` alternated 7 times, medians and bests of wall time (this VM's system time for the same cat varied from 0.36 to 3.4 s between runs, so both are kept); Lens's store emptied before each run; peak RSS by /usr/bin/time -f %M (the highest of Lens's runs); then `lens show HANDLE` compared byte for byte with the input. Cargo logs (bench::inputs::cargo_log: Compiling lines, 600 distinct warnings, one error whose last line ends the log) are printed on stderr by a `cargo` shim first on PATH; `lens cargo build` and `rtk cargo build` alternated.",
+            "method": "each input written to a file in the scratch directory (a RAM file system when /dev/shm exists, so disk writeback, which varied by seconds between identical runs here, is out of both arms); `cat FILE > COPY` and `lens cat FILE` alternated 7 times, medians and bests of wall time (this VM's system time for the same cat varied from 0.36 to 3.4 s between runs, so both are kept); Lens's store emptied before each run; peak RSS by /usr/bin/time -f %M (the highest of Lens's runs); then `lens show HANDLE` compared byte for byte with the input (for these rows and seq the store keeps a run whole: `[store] max_run_bytes = \"64g\"`). Cargo logs (bench::inputs::cargo_log: Compiling lines, 600 distinct warnings, one error whose last line ends the log) are printed on stderr by a `cargo` shim first on PATH; `lens cargo build` and `rtk cargo build` alternated. The process rows use Lens's defaults (a 256 MiB bound per run): `lens yes` whose reader closes after 200 ms; `lens yes | head -1` from start to Lens's exit; 1 GiB of 64-byte lines through the bound; `timeout -s KILL 2 lens sh -c 'seq 1 1000; sleep 30'`, then the next run; 1 GiB of error lines, half on each stream.",
             "throughput": rows,
             "seq": {
                 "argv": "seq 1 10000000",
