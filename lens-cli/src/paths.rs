@@ -28,9 +28,14 @@ pub fn home() -> PathBuf {
     PathBuf::from(env::var_os("HOME").unwrap_or_else(|| "/".into()))
 }
 
-/// The store: one directory per run.
+/// The store: one directory per run. A relative `LENS_STORE` stays relative:
+/// the store refuses to take runs there (see [`crate::store::open_root`]), since
+/// a handle it printed would open only from the directory it was printed in.
 pub fn store() -> PathBuf {
-    from_env("LENS_STORE").unwrap_or_else(|| xdg("XDG_CACHE_HOME", ".cache").join("lens/store"))
+    env::var_os("LENS_STORE")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| xdg("XDG_CACHE_HOME", ".cache").join("lens/store"))
 }
 
 /// The directory holding `runs.jsonl`.

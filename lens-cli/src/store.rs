@@ -79,6 +79,12 @@ const MARK: &str = ".lens-store";
 /// it is not a directory this user alone can write to, or when it holds files
 /// that are not a Lens store's.
 pub fn open_root(root: &Path) -> io::Result<()> {
+    if root.is_relative() {
+        return Err(io::Error::other(format!(
+            "LENS_STORE={} is a relative path, so a handle printed here would open only from this directory; set LENS_STORE to an absolute path",
+            root.display()
+        )));
+    }
     platform::create_private_dir(root)?;
     if let Some(why) = platform::unsafe_dir(root) {
         return Err(io::Error::other(format!(
