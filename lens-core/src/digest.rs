@@ -336,7 +336,8 @@ fn names_first(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
 /// Which of a digest's lines (those without items) and which of its lists'
 /// items are unusual: their template (a line's shape, an item's first word, with
 /// every word holding a digit masked) occurs once among many that repeat, or,
-/// for a listing's `name(bytes)`, the size is ten times the median or more. When
+/// for a listing's `name(bytes)`, the size is ten times the median or more (a
+/// range of names counts its smallest and largest size in the median). When
 /// most entries are one of a kind, none is unusual by its template: there is no
 /// routine to stand out from.
 fn unusual(pieces: &[Piece]) -> (Vec<bool>, Vec<Vec<bool>>) {
@@ -385,12 +386,21 @@ fn unusual(pieces: &[Piece]) -> (Vec<bool>, Vec<Vec<bool>>) {
         .iter()
         .map(|s| s.is_some_and(|s| lines[&s]))
         .collect();
-    // Sizes as `ls` digests print them: `name(1234)`, `name*(1234)`.
+    // Sizes as `ls` digests print them: `name(1234)`, `name*(1234)`; a run of
+    // names, `name{1..9} (12-3400)` or `(12 each)`, counts its smallest and largest.
     let size =
         |item: &str| -> Option<u64> { item.strip_suffix(')')?.rsplit_once('(')?.1.parse().ok() };
+    let run_sizes = |item: &str| -> Vec<u64> {
+        let Some(span) = item.strip_suffix(')').and_then(|i| i.rsplit_once(" (")) else {
+            return Vec::new();
+        };
+        let span = span.1.strip_suffix(" each").unwrap_or(span.1);
+        span.split('-').map_while(|n| n.parse().ok()).collect()
+    };
     let mut sizes: Vec<u64> = pieces
         .iter()
-        .flat_map(|p| p.items.iter().filter_map(|i| size(i)))
+        .flat_map(|p| p.items.iter())
+        .flat_map(|i| size(i).map_or_else(|| run_sizes(i), |z| vec![z]))
         .collect();
     sizes.sort_unstable();
     let median = (sizes.len() >= 8).then(|| sizes[sizes.len() / 2]);
@@ -630,53 +640,76 @@ fn findings(doc: &Doc, groups: &[FindingGroup], detail: Detail) -> Vec<Piece> {
 /// same names (zero padding included). The number is the name's last run of
 /// digits; names around a run are kept as they are, in order.
 pub fn number_runs(items: &[String]) -> Vec<String> {
-    // prefix, the number's text, suffix.
-    fn split(s: &str) -> Option<(&str, &str, &str)> {
-        let end = s.rfind(|c: char| c.is_ascii_digit())? + 1;
-        let start = s[..end]
-            .rfind(|c: char| !c.is_ascii_digit())
-            .map_or(0, |i| i + 1);
-        (end - start <= 9).then(|| (&s[..start], &s[start..end], &s[end..]))
-    }
-    // The next name of a run after `a`: same prefix, suffix and width (when
-    // padded), number one more.
-    fn follows(a: &str, b: &str) -> bool {
-        let (Some((pa, na, sa)), Some((pb, nb, sb))) = (split(a), split(b)) else {
-            return false;
-        };
-        let padded = na.starts_with('0') && na.len() > 1;
-        let (x, y): (u64, u64) = match (na.parse(), nb.parse()) {
-            (Ok(x), Ok(y)) => (x, y),
-            _ => return false,
-        };
-        pa == pb
-            && sa == sb
-            && y == x + 1
-            && (if padded {
-                nb.len() == na.len()
+    let names: Vec<&str> = items.iter().map(String::as_str).collect();
+    number_run_spans(&names)
+        .into_iter()
+        .map(|r| {
+            if r.len() == 1 {
+                items[r.start].clone()
             } else {
-                !(nb.starts_with('0') && nb.len() > 1)
-            })
-            && !pa.contains(['{', '}'])
-            && !sa.contains(['{', '}'])
-    }
-    let mut out = Vec::with_capacity(items.len());
+                brace_range(&items[r.start], &items[r.end - 1])
+            }
+        })
+        .collect()
+}
+
+/// The names in order as spans: each run [`number_runs`] would collapse (three or
+/// more) as one span, every other name as a span of its own.
+pub fn number_run_spans(names: &[&str]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::with_capacity(names.len());
     let mut i = 0;
-    while i < items.len() {
+    while i < names.len() {
         let mut j = i + 1;
-        while j < items.len() && follows(&items[j - 1], &items[j]) {
+        while j < names.len() && follows(names[j - 1], names[j]) {
             j += 1;
         }
         if j - i >= 3 {
-            let (pre, first, suf) = split(&items[i]).expect("a numbered name");
-            let (_, last, _) = split(&items[j - 1]).expect("a numbered name");
-            out.push(format!("{pre}{{{first}..{last}}}{suf}"));
+            out.push(i..j);
         } else {
-            out.extend(items[i..j].iter().cloned());
+            out.extend((i..j).map(|k| k..k + 1));
         }
         i = j;
     }
     out
+}
+
+/// The brace range from `first` to `last`, two names of one run.
+pub fn brace_range(first: &str, last: &str) -> String {
+    let (pre, a, suf) = numbered(first).expect("a numbered name");
+    let (_, b, _) = numbered(last).expect("a numbered name");
+    format!("{pre}{{{a}..{b}}}{suf}")
+}
+
+/// A name as prefix, the text of its last number (at most nine digits), suffix.
+fn numbered(s: &str) -> Option<(&str, &str, &str)> {
+    let end = s.rfind(|c: char| c.is_ascii_digit())? + 1;
+    let start = s[..end]
+        .rfind(|c: char| !c.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    (end - start <= 9).then(|| (&s[..start], &s[start..end], &s[end..]))
+}
+
+/// True when `b` is the name after `a` in a run: same prefix, suffix and width
+/// (when padded), number one more.
+fn follows(a: &str, b: &str) -> bool {
+    let (Some((pa, na, sa)), Some((pb, nb, sb))) = (numbered(a), numbered(b)) else {
+        return false;
+    };
+    let padded = na.starts_with('0') && na.len() > 1;
+    let (x, y): (u64, u64) = match (na.parse(), nb.parse()) {
+        (Ok(x), Ok(y)) => (x, y),
+        _ => return false,
+    };
+    pa == pb
+        && sa == sb
+        && y == x + 1
+        && (if padded {
+            nb.len() == na.len()
+        } else {
+            !(nb.starts_with('0') && nb.len() > 1)
+        })
+        && !pa.contains(['{', '}'])
+        && !sa.contains(['{', '}'])
 }
 
 /// Splits texts into a common prefix, each text's own middle, and a common suffix,
@@ -944,6 +977,39 @@ mod tests {
             let (out, _) = table.lines_within(&doc, Detail::Full, 64 + slack / 4);
             proptest::prop_assert!(out.iter().any(|l| l.contains("CrashLoopBackOff")), "{:?}", out);
         }
+    }
+
+    #[test]
+    fn a_cut_listing_of_ranges_keeps_the_file_far_larger_than_them() {
+        // A log directory folded into daily ranges, then four crash dumps alike
+        // but for the size of one: the ranges' sizes set the median.
+        let argv = vec![];
+        let doc = Doc::new(&argv, "", "", 0);
+        let mut items: Vec<String> = (0..30)
+            .map(|k| format!("svc{k}-2025-06-{{01..30}}.log.gz (4096-60000)"))
+            .collect();
+        items.extend(
+            [
+                "node1.dump(1320)",
+                "node2.dump(2664)",
+                "node3.dump(52428800)",
+                "node4.dump(700)",
+            ]
+            .map(String::from),
+        );
+        let listing = Digest {
+            body: Body::Listing {
+                template: None,
+                entries: vec![Entry {
+                    key: "files (bytes, * executable):".into(),
+                    items,
+                }],
+            },
+            ..Digest::of_lines(Stream::Stdout, 0, 0, Vec::new())
+        };
+        let (out, unlisted) = listing.lines_within(&doc, Detail::Full, 200);
+        assert!(unlisted > 0);
+        assert!(out[0].contains("node3.dump(52428800)"), "{out:?}");
     }
 
     /// `slots` as first written, over a vector of characters.

@@ -182,7 +182,15 @@ fn a_large_listing_keeps_its_outlier() {
     let out = big_ls();
     let two = view_of("ls -la /var/log/app", &out, 0, Level::Two);
     assert!(two.contains("core.31337(50331648)"), "{two}");
-    assert!(two.contains(" unlisted="), "{two}");
+    // The numbered logs are two ranges around it, each with its sizes' span:
+    // every name is in the view, none had to go.
+    assert!(
+        two.contains(
+            "worker-{000..416}.log (2000-2893), core.31337(50331648), worker-{417..599}.log (2006-2895)"
+        ),
+        "{two}"
+    );
+    assert!(!two.contains(" unlisted="), "{two}");
 }
 
 proptest! {

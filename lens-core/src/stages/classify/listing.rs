@@ -1,6 +1,7 @@
 //! Listings: `ls -l`, `find`, and `grep -n`/`-rn`. Every line is a real, distinct
 //! name, so nothing can go; what can is the repetition around them. ls -l becomes the
-//! names (sizes kept, `*` for executables, `-> target` for links); find becomes one
+//! names (sizes kept, `*` for executables, `-> target` for links; names counting up,
+//! as rotated logs do, one brace range with its sizes' span); find becomes one
 //! line per directory; grep one line per file, with the text every match shares
 //! printed once (all but what the pattern matched, which stays on every item).
 //! Each name is printed exactly as the tool printed it.
@@ -11,7 +12,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Found;
-use crate::digest::{factor, Body, Digest, Entry};
+use crate::digest::{brace_range, factor, number_run_spans, Body, Digest, Entry};
 use crate::doc::{Class, Doc, Stream};
 
 static LS: LazyLock<Regex> = LazyLock::new(|| {
@@ -217,8 +218,11 @@ fn ls(texts: &[&str]) -> Option<Body> {
         match &c[1] {
             "d" => dirs.push(format!("{name}/")),
             "l" => links.push(name),
-            _ if c[2].contains('x') => files.push(format!("{name}*({})", &c[3])),
-            _ => files.push(format!("{name}({})", &c[3])),
+            _ => files.push(LsFile {
+                name,
+                exec: c[2].contains('x'),
+                size: c[3].to_string(),
+            }),
         }
     }
     flush(&mut entries, &section, &mut dirs, &mut files, &mut links);
@@ -228,21 +232,103 @@ fn ls(texts: &[&str]) -> Option<Body> {
     })
 }
 
+/// One file of an `ls -l` listing.
+struct LsFile {
+    name: String,
+    exec: bool,
+    /// As printed: `4096`, `1,234`, `4.0K`.
+    size: String,
+}
+
+/// A size as `ls` prints it (`4096`, `1,234`, `4.0K`, `50M`), in bytes.
+fn ls_bytes(size: &str) -> Option<f64> {
+    let size = size.replace(',', "");
+    let (number, unit) = match size.as_bytes().last()? {
+        b'K' => (&size[..size.len() - 1], 1024f64),
+        b'M' => (&size[..size.len() - 1], 1024f64.powi(2)),
+        b'G' => (&size[..size.len() - 1], 1024f64.powi(3)),
+        b'T' => (&size[..size.len() - 1], 1024f64.powi(4)),
+        _ => (&size[..], 1.0),
+    };
+    number.parse::<f64>().ok().map(|n| n * unit)
+}
+
+/// A directory's files as digest items: `name(size)`, `name*(size)` for an
+/// executable. Three or more names in a row that count up (a log rotated daily,
+/// `api-2025-06-{15..30}.log.gz`, or frames `f_{001..150}.png`) are one brace range
+/// that expands back to them, with the span of their sizes: `(4096-55331)`, or
+/// `(12 each)`. A file of ten times the median size or more is never folded into
+/// a run: it stays a name with its own size, the outlier a cut keeps
+/// (`digest::unusual`), and the run around it is two.
+fn file_items(files: &[LsFile]) -> Vec<String> {
+    let bytes: Vec<Option<f64>> = files.iter().map(|f| ls_bytes(&f.size)).collect();
+    let mut sorted: Vec<f64> = bytes.iter().flatten().copied().collect();
+    sorted.sort_by(f64::total_cmp);
+    let median = (sorted.len() >= 8).then(|| sorted[sorted.len() / 2].max(1.0));
+    let outlier = |k: usize| median.is_some_and(|m| bytes[k].is_some_and(|b| b >= m * 10.0));
+    let single = |f: &LsFile| {
+        let star = if f.exec { "*" } else { "" };
+        format!("{}{star}({})", f.name, f.size)
+    };
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    let mut out = Vec::with_capacity(files.len());
+    for span in number_run_spans(&names) {
+        // A run goes on only while it holds no outlier and one kind of file.
+        let mut k = span.start;
+        while k < span.end {
+            let mut j = k + 1;
+            while j < span.end
+                && !outlier(k)
+                && !outlier(j)
+                && files[j].exec == files[k].exec
+                && bytes[j].is_some() == bytes[k].is_some()
+            {
+                j += 1;
+            }
+            if j - k < 3 {
+                out.extend(files[k..j].iter().map(single));
+            } else {
+                let run = &files[k..j];
+                let by_size = |a: &&LsFile, b: &&LsFile| {
+                    ls_bytes(&a.size)
+                        .unwrap_or(0.0)
+                        .total_cmp(&ls_bytes(&b.size).unwrap_or(0.0))
+                };
+                let small = run.iter().min_by(by_size).expect("a run");
+                let large = run.iter().max_by(by_size).expect("a run");
+                let star = if run[0].exec { "*" } else { "" };
+                let sizes = if small.size == large.size {
+                    format!("{} each", small.size)
+                } else {
+                    format!("{}-{}", small.size, large.size)
+                };
+                out.push(format!(
+                    "{}{star} ({sizes})",
+                    brace_range(&run[0].name, &run[run.len() - 1].name)
+                ));
+            }
+            k = j;
+        }
+    }
+    out
+}
+
 /// One directory's entries, under its header when `ls` printed one.
 fn flush(
     entries: &mut Vec<Entry>,
     section: &Option<String>,
     dirs: &mut Vec<String>,
-    files: &mut Vec<String>,
+    files: &mut Vec<LsFile>,
     links: &mut Vec<String>,
 ) {
     let key = |what: &str| match section {
         Some(dir) => format!("{dir} {what}"),
         None => what.to_string(),
     };
+    let mut files = file_items(&std::mem::take(files));
     for (what, items) in [
         ("dirs:", dirs),
-        ("files (bytes, * executable):", files),
+        ("files (bytes, * executable):", &mut files),
         ("links:", links),
     ] {
         if !items.is_empty() {
@@ -421,6 +507,75 @@ mod tests {
             "files (bytes, * executable): a.txt0(12) a.txt1(12) run.sh0*(12) run.sh1*(12)"
         );
         assert_eq!(d[2], "links: L -> a.txt0, L -> a.txt1");
+    }
+
+    /// `ls -la` of a log directory: `days` daily rotated logs per service from
+    /// 2025-06-15, sizes varying, then `extra` lines as given.
+    fn rotated_logs(days: u32, extra: &[&str]) -> String {
+        let mut out = String::from("total 2456\ndrwxr-xr-x 2 root root 36864 Jan  1  2026 .\n");
+        for service in ["api", "worker"] {
+            for d in 0..days {
+                let (m, day) = if d < 16 { (6, 15 + d) } else { (7, d - 15) };
+                let size = 4096 + (d * 7919) % 50_000;
+                out.push_str(&format!(
+                    "-rw-r--r-- 1 root root {size} Jun 16  2025 {service}-2025-{m:02}-{day:02}.log.gz\n"
+                ));
+            }
+        }
+        for e in extra {
+            out.push_str(e);
+            out.push('\n');
+        }
+        out
+    }
+
+    #[test]
+    fn ls_folds_names_that_count_up_into_ranges_with_their_sizes() {
+        let out = rotated_logs(
+            40,
+            &[
+                "-rw-r--r-- 1 root root 52428800 Dec 31  2025 core.worker.31337",
+                "-rwxr-xr-x 1 root root 12 Jan  1  2026 run1.sh",
+                "-rwxr-xr-x 1 root root 12 Jan  1  2026 run2.sh",
+                "-rwxr-xr-x 1 root root 12 Jan  1  2026 run3.sh",
+            ],
+        );
+        let d = digest(&out);
+        assert_eq!(d[0], "dirs: ./");
+        // A month is one range (the day is the name's last number), its sizes'
+        // span beside it; the core dump keeps its own size.
+        assert_eq!(
+            d[1],
+            "files (bytes, * executable): api-2025-06-{15..30}.log.gz (4096-51610), \
+             api-2025-07-{01..24}.log.gz (4557-52071), \
+             worker-2025-06-{15..30}.log.gz (4096-51610), \
+             worker-2025-07-{01..24}.log.gz (4557-52071), \
+             core.worker.31337(52428800), run{1..3}.sh* (12 each)"
+        );
+    }
+
+    #[test]
+    fn an_outlier_in_a_run_is_never_folded_into_it() {
+        let mut out = rotated_logs(10, &[]);
+        out = out.replacen(
+            " 27853 Jun 16  2025 api-2025-06-18.log.gz",
+            " 9999999999 Jun 16  2025 api-2025-06-18.log.gz",
+            1,
+        );
+        let d = digest(&out);
+        assert!(
+            d[1].contains(
+                "api-2025-06-{15..17}.log.gz (4096-19934), api-2025-06-18.log.gz(9999999999), \
+                 api-2025-06-{19..24}.log.gz"
+            ),
+            "{d:?}"
+        );
+        // Two in a row are not a run; human sizes (`ls -lh`) span as printed.
+        let out = "total 12\n-rw-r--r-- 1 root root 4.0K Jan  1  2026 a1.log\n-rw-r--r-- 1 root root 12K Jan  1  2026 a2.log\n-rw-r--r-- 1 root root 9.5K Jan  1  2026 a3.log\n-rw-r--r-- 1 root root 2.0K Jan  1  2026 b1\n-rw-r--r-- 1 root root 2.0K Jan  1  2026 b2\n-rw-r--r-- 1 root root 2.0K Jan  1  2026 c\n-rw-r--r-- 1 root root 2.0K Jan  1  2026 d\n-rw-r--r-- 1 root root 2.0K Jan  1  2026 e\n";
+        assert_eq!(
+            digest(out),
+            ["files (bytes, * executable): a{1..3}.log (4.0K-12K), b1(2.0K), b2(2.0K), c(2.0K), d(2.0K), e(2.0K)"]
+        );
     }
 
     #[test]
