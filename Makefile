@@ -2,6 +2,7 @@
 #
 #   make install         put lens on PATH (cargo install --path lens-cli)
 #   make compare         the compare table on the embedded cases (replay mode), to out/
+#   make rtk-fixtures    Lens and rtk on rtk's own unit-test inputs, to out/rtk-fixtures.json
 #   make test            unit, integration and property tests, then the microVM smoke test
 #   make agents          the agent CLIs at pinned versions, in out/agents (for the real-client tests)
 #   make results         refresh the committed results/ and the README from this revision

@@ -2,7 +2,7 @@
 COMPARE := $(CARGO_TARGET_DIR)/release/compare
 COMPARE_ARGS ?=
 
-.PHONY: agents compare compare-record compare-live compare-vm harness-bin readme-table retention retention-plan retention-vm results charts session session-plan transcripts
+.PHONY: agents compare compare-record compare-live compare-vm harness-bin readme-table retention retention-plan retention-vm results charts rtk-fixtures session session-plan transcripts
 
 harness-bin:
 	$(CARGO) build --release --locked -p harness
@@ -23,6 +23,12 @@ compare-live: build harness-bin
 # both tools read the same builds. Emulated under TCG here: expect minutes.
 compare-vm: harness-bin
 	$(COMPARE) --isolation vm --save $(COMPARE_ARGS)
+
+# Lens and rtk on rtk's own unit-test inputs and fixtures (read from rtk's crate
+# source in cargo's registry; needs rtk on PATH): a table, and out/rtk-fixtures.json.
+RTK_FIXTURES_ARGS ?=
+rtk-fixtures: build
+	python3 tools/rtk_fixtures.py --lens $(LENS) $(RTK_FIXTURES_ARGS)
 
 # Rewrite the README's table from results/compare.json.
 readme-table: harness-bin
