@@ -52,39 +52,20 @@ const NESTED: &[&[&str]] = &[
 ];
 
 /// Adds a digest when the whole of `range` is one JSON document with an array of
-/// objects in it.
+/// objects in it, or is a golangci-lint report (which may be the first line only,
+/// as v2 prints its text summary after it).
 pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
-    // Cheap checks first: a document opens with `{` or with `[` and an object,
-    // and closes with `}` or `]` (a log's `[INFO] …` lines open with `[` too).
-    let mut nonblank = doc.lines[range.clone()]
-        .iter()
-        .filter(|l| !l.text.trim().is_empty());
-    let (Some(first), Some(last)) = (
-        nonblank.next(),
-        doc.lines[range.clone()]
-            .iter()
-            .rev()
-            .find(|l| !l.text.trim().is_empty()),
-    ) else {
+    let Some((value, end)) = document(doc, range.clone()) else {
         return;
     };
-    let head = first.text.trim_start();
-    let opens = head.starts_with('{')
-        || head
-            .strip_prefix('[')
-            .is_some_and(|r| r.trim_start().is_empty() || r.trim_start().starts_with('{'));
-    let tail = last.text.trim_end();
-    if !opens || !(tail.ends_with('}') || tail.ends_with(']')) {
+    if let Some(lines) = super::go::lint_report(&value) {
+        out.digests
+            .push(Digest::of_lines(stream, range.start, end, lines));
         return;
     }
-    let mut text = String::new();
-    for l in &doc.lines[range.clone()] {
-        text.push_str(l.raw);
-        text.push('\n');
-    }
-    let Ok(value) = serde_json::from_str::<Value>(&text) else {
+    if end != range.end {
         return;
-    };
+    }
     let Some((label, items)) = array_of_objects(&value) else {
         return;
     };
@@ -141,6 +122,44 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
     }
     out.digests
         .push(Digest::of_lines(stream, range.start, range.end, lines));
+}
+
+/// The JSON document `range` holds, and the end of its lines: the whole range, or
+/// else its first non-blank line alone.
+fn document(doc: &Doc, range: std::ops::Range<usize>) -> Option<(Value, usize)> {
+    // Cheap checks first: a document opens with `{` or with `[` and an object,
+    // and closes with `}` or `]` (a log's `[INFO] …` lines open with `[` too).
+    let lines = &doc.lines[range.clone()];
+    let first = lines.iter().position(|l| !l.text.trim().is_empty())?;
+    let last = lines.iter().rposition(|l| !l.text.trim().is_empty())?;
+    let head = lines[first].text.trim_start();
+    let opens = head.starts_with('{')
+        || head
+            .strip_prefix('[')
+            .is_some_and(|r| r.trim_start().is_empty() || r.trim_start().starts_with('{'));
+    if !opens {
+        return None;
+    }
+    let closes = |i: usize| {
+        let tail = lines[i].text.trim_end();
+        tail.ends_with('}') || tail.ends_with(']')
+    };
+    if closes(last) {
+        let mut text = String::new();
+        for l in lines {
+            text.push_str(l.raw);
+            text.push('\n');
+        }
+        if let Ok(v) = serde_json::from_str::<Value>(&text) {
+            return Some((v, range.end));
+        }
+    }
+    if last > first && head.starts_with('{') && closes(first) {
+        if let Ok(v) = serde_json::from_str::<Value>(lines[first].raw) {
+            return Some((v, range.start + first + 1));
+        }
+    }
+    None
 }
 
 /// The array of objects in a document: the document itself, or the one member of
