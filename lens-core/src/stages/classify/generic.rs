@@ -68,6 +68,8 @@ static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
         r"|\d+ (?:passed|failed)\b",
         // Maven: the reactor summary, its module rows, the build's verdict.
         r"|\[INFO\] (?:Reactor Summary\b|BUILD (?:SUCCESS|FAILURE)\b|\S.*? \.{2,} ?(?:SUCCESS|FAILURE|SKIPPED)\b)",
+        // Surefire's aggregate under `Results:` (a class's own line ends `-- in x.Y`).
+        r"|\[INFO\] Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+$",
         r")"
     ))
     .expect("summary pattern compiles")
@@ -386,6 +388,7 @@ mod tests {
             "[INFO] ledger-cli ........................................ SKIPPED",
             "[INFO] BUILD SUCCESS",
             "[INFO] BUILD FAILURE",
+            "[INFO] Tests run: 977, Failures: 0, Errors: 0, Skipped: 61",
         ] {
             assert!(is_summary(t), "{t:?}");
         }
@@ -393,6 +396,7 @@ mod tests {
             "[INFO] Building jar: /w/target/ledger-api-1.4.0-SNAPSHOT.jar",
             "[INFO] --- maven-surefire-plugin:3.2.2:test (default-test) @ ledger-api ---",
             "[INFO] Running com.example.ledger.api.CaseTest",
+            "[INFO] Tests run: 34, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 1.0 s -- in x.UtilTest",
         ] {
             assert!(!is_summary(t), "{t:?}");
         }

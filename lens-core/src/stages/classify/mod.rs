@@ -5,7 +5,7 @@
 //! summaries). Each other file knows one family, recognised by its lines rather than
 //! by the command's name, so `lens sh -c 'cargo build && pytest'` is read as well as
 //! `lens cargo build`: rustc/cargo/clippy, gcc/clang/mypy, tsc, eslint, ruff, Go, test
-//! runners, Python tracebacks, git, listings (ls, find, grep, apt list), package
+//! runners, Maven's Surefire results, Python tracebacks, git, listings (ls, find, grep, apt list), package
 //! installs, and JSON arrays of objects.
 
 mod cargo_test;
@@ -18,6 +18,7 @@ mod install;
 mod json;
 mod listing;
 pub(crate) mod log;
+mod maven;
 mod pytest;
 mod python;
 mod ruff;
@@ -52,11 +53,12 @@ const FIRST: [Finder; 5] = [
     |d, o, _, r| ruff::find(d, o, r),
     |d, o, _, r| go::find(d, o, r),
 ];
-const SECOND: [Finder; 7] = [
+const SECOND: [Finder; 8] = [
     |d, o, _, r| eslint::find(d, o, r),
     pytest::find,
     cargo_test::find,
     testrun::find,
+    maven::find,
     git::find,
     listing::find,
     json::find,
