@@ -574,17 +574,39 @@ pub fn run_cells<'a>(
 
 /// The cells of an earlier, interrupted run of the same plan that a resumed sweep
 /// keeps, by key: every recorded cell except those the harness itself could not
-/// run (they spent nothing, and run again). Refuses a sweep of another plan or
-/// driver.
-pub fn resumable(
-    old: Sweep,
-    plan_hash: &str,
-    driver: &str,
-) -> Result<BTreeMap<String, CellResult>> {
-    let same = old.plan.as_ref().is_some_and(|p| p.hash == plan_hash) && old.driver == driver;
-    if !same {
-        bail!("it holds a sweep of another plan or driver; resume with the same flags, or write elsewhere with --out");
+/// run (they spent nothing, and run again). `now` is the sweep about to run,
+/// before any cell. Refuses a sweep of another driver, model, isolation,
+/// revision or tool version, or of another plan (its hash covers the cells, the
+/// seed, the agent CLI's version and the tasks' definitions), in one line
+/// saying which: the cells kept and the cells run must measure the same thing.
+pub fn resumable(old: Sweep, now: &Sweep) -> Result<BTreeMap<String, CellResult>> {
+    let differ = |what: &str, was: &str, is: &str| -> Result<()> {
+        if was != is {
+            bail!("it holds a sweep of another {what} ({was} there, {is} here); resume with the same flags and tools, or write elsewhere with --out");
+        }
+        Ok(())
+    };
+    let model = |m: Model| {
+        if m == Model::Scripted {
+            "--model scripted"
+        } else {
+            "--model real"
+        }
+    };
+    differ("driver", &old.driver, &now.driver)?;
+    differ("model", model(old.model), model(now.model))?;
+    differ("isolation", &old.isolation, &now.isolation)?;
+    differ("revision", &old.git_revision, &now.git_revision)?;
+    for tool in old.tools.keys().chain(now.tools.keys()) {
+        let version = |s: &Sweep| s.tools.get(tool).cloned().unwrap_or_else(|| "none".into());
+        differ(&format!("{tool} version"), &version(&old), &version(now))?;
     }
+    let hash = |s: &Sweep| {
+        s.plan
+            .as_ref()
+            .map_or("none".to_string(), |p| p.hash.clone())
+    };
+    differ("plan", &hash(&old), &hash(now))?;
     Ok(old
         .cells
         .into_iter()
@@ -1101,9 +1123,37 @@ mod tests {
             cells: Vec::new(),
             order: Vec::new(),
         });
-        assert!(resumable(s.clone(), "other", "scripted").is_err());
-        assert!(resumable(s.clone(), "h", "claude").is_err());
-        let mut kept = resumable(s, "h", "scripted").unwrap();
+        s.tools.insert("claude".into(), "2.1.328 (pinned)".into());
+        // What differs is named; the cells kept must measure what the rest will.
+        let refused = |now: &Sweep| resumable(s.clone(), now).unwrap_err().to_string();
+        let mut other = s.clone();
+        other.plan.as_mut().unwrap().hash = "other".into();
+        assert!(refused(&other).contains("another plan (h there, other here)"));
+        let mut other = s.clone();
+        other.driver = "claude".into();
+        assert!(refused(&other).contains("another driver"));
+        let mut other = s.clone();
+        other.model = Model::Scripted;
+        assert!(
+            refused(&other).contains("another model (--model real there, --model scripted here)"),
+            "{}",
+            refused(&other)
+        );
+        let mut other = s.clone();
+        other
+            .tools
+            .insert("claude".into(), "2.1.329 (pinned)".into());
+        assert!(refused(&other).contains("another claude version"));
+        let mut other = s.clone();
+        other.tools.clear();
+        assert!(refused(&other).contains("(2.1.328 (pinned) there, none here)"));
+        let mut other = s.clone();
+        other.git_revision = "r2".into();
+        assert!(refused(&other).contains("another revision"));
+        let mut other = s.clone();
+        other.isolation = "vm".into();
+        assert!(refused(&other).contains("another isolation"));
+        let mut kept = resumable(s.clone(), &s).unwrap();
         assert_eq!(kept.keys().collect::<Vec<_>>(), ["last-line-trap/raw/1"]);
         let recorded: Vec<Option<CellResult>> = cells
             .iter()

@@ -422,6 +422,55 @@ pub struct SessionSweep {
     pub complete: bool,
 }
 
+/// The runs of an earlier, interrupted session sweep that a resumed one keeps,
+/// by key: every recorded run the harness could run. `now` is the sweep about
+/// to run. Refuses a sweep of another driver, model, seed, pair count,
+/// revision, tool version or session list, in one line saying which.
+pub fn resumable(old: SessionSweep, now: &SessionSweep) -> Result<BTreeMap<String, RunRecord>> {
+    let model = |m: Model| {
+        if m == Model::Scripted {
+            "--model scripted"
+        } else {
+            "--model real"
+        }
+    };
+    let sessions = |s: &SessionSweep| format!("{:?}", s.sessions);
+    let checks = [
+        ("driver", old.driver.clone(), now.driver.clone()),
+        ("model", model(old.model).into(), model(now.model).into()),
+        ("seed", old.seed.to_string(), now.seed.to_string()),
+        ("pair count", old.pairs.to_string(), now.pairs.to_string()),
+        (
+            "revision",
+            old.git_revision.clone(),
+            now.git_revision.clone(),
+        ),
+        ("set of sessions or commands", sessions(&old), sessions(now)),
+    ];
+    for (what, was, is) in checks {
+        if was != is {
+            bail!("it holds a sweep with another {what} ({was} there, {is} here); resume with the same flags and tools");
+        }
+    }
+    for tool in old.tools.keys().chain(now.tools.keys()) {
+        let version =
+            |s: &SessionSweep| s.tools.get(tool).cloned().unwrap_or_else(|| "none".into());
+        if version(&old) != version(now) {
+            bail!(
+                "it holds a sweep with another {tool} version ({} there, {} here); resume with the same flags and tools",
+                version(&old),
+                version(now)
+            );
+        }
+    }
+    Ok(old
+        .runs
+        .into_iter()
+        .filter(|r| r.error.is_none())
+        .map(|r| (r.key(), r))
+        .collect())
+}
+
 /// One session's row of the report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
@@ -736,6 +785,26 @@ mod tests {
             runs,
             complete: true,
         };
+        // Resuming keeps the runs only for a sweep measured the same way.
+        let kept = resumable(sweep.clone(), &sweep).unwrap();
+        assert_eq!(kept.len(), sweep.runs.len());
+        let mut other = sweep.clone();
+        other.model = Model::Scripted;
+        let e = resumable(sweep.clone(), &other).unwrap_err().to_string();
+        assert!(
+            e.contains("another model (--model real there, --model scripted here)"),
+            "{e}"
+        );
+        let mut other = sweep.clone();
+        other.tools.insert("claude".into(), "2.1.328".into());
+        let e = resumable(sweep.clone(), &other).unwrap_err().to_string();
+        assert!(
+            e.contains("another claude version (none there, 2.1.328 here)"),
+            "{e}"
+        );
+        let mut other = sweep.clone();
+        other.sessions.insert("t".into(), vec!["ls".into()]);
+        assert!(resumable(sweep.clone(), &other).is_err());
         let rows = report(&sweep);
         let r = &rows[0];
         assert_eq!((r.pairs, r.excluded), (8, 1));

@@ -11,6 +11,13 @@
 //! A shard's results carry the plan's hash and the cells it was given. `merge`
 //! refuses shards of different plans, revisions, tools, drivers or images (one
 //! line saying which), and a merge with a cell missing or run twice.
+//!
+//! The hash covers everything that decides what a cell measures besides the
+//! revision and the tools (which a results file records, and `merge` and
+//! `--resume` compare): the cells and their order, the seed, the shards, the
+//! driver, the model behind it, the agent CLI's version, the isolation, and
+//! each task's definition. A sweep resumed with another `--model` (or after
+//! the CLI was upgraded, or a task edited) has another hash and is refused.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -18,7 +25,25 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::driver::Model;
 use crate::retention::{Cell, Sweep};
+use crate::tasks::Task;
+
+/// The plan file format; a plan of another version is made again.
+pub const VERSION: u32 = 2;
+
+/// What the cells of a plan measure, besides the cells themselves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Measures<'a> {
+    /// The driver.
+    pub driver: &'a str,
+    /// The model behind a real driver.
+    pub model: Model,
+    /// The agent CLI and its version (empty for the scripted agent).
+    pub agent: &'a str,
+    /// `dir` or `vm`.
+    pub isolation: &'a str,
+}
 
 /// One cell of a written plan.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
@@ -51,11 +76,22 @@ pub struct Plan {
     pub shards: usize,
     /// The driver.
     pub driver: String,
+    /// The model behind a real driver.
+    #[serde(default)]
+    pub model: Model,
+    /// The agent CLI's version as the plan's machine found it (empty for the
+    /// scripted agent).
+    #[serde(default)]
+    pub agent: String,
     /// `dir` or `vm`.
     pub isolation: String,
+    /// Each planned task's definition, as [`Task::digest`].
+    #[serde(default)]
+    pub tasks: BTreeMap<String, String>,
     /// The revision the plan was made at.
     pub git_revision: String,
-    /// FNV-1a of the cells, their order and shards, the seed and the driver.
+    /// FNV-1a of the cells, their order and shards, the seed, what they
+    /// measure ([`Measures`]) and the tasks' digests.
     pub hash: String,
     /// Every cell, in the order they run.
     pub cells: Vec<PlannedCell>,
@@ -83,14 +119,7 @@ impl SplitMix {
 }
 
 /// The interleaved, seeded order of `cells`, split into `shards`.
-pub fn make(
-    cells: &[Cell],
-    shards: usize,
-    seed: u64,
-    driver: &str,
-    isolation: &str,
-    revision: &str,
-) -> Plan {
+pub fn make(cells: &[Cell], shards: usize, seed: u64, m: &Measures, revision: &str) -> Plan {
     let shards = shards.max(1);
     let mut rng = SplitMix(seed);
     // Whole (task, repeat) groups to shards: a seeded deal, round-robin.
@@ -121,30 +150,62 @@ pub fn make(
         rng.shuffle(&mut group);
         ordered.extend(group);
     }
-    let hash = plan_hash(&ordered, seed, shards, driver);
+    let tasks = digests(cells.iter().map(|c| c.task));
+    let hash = plan_hash(&ordered, seed, shards, m, &tasks);
     Plan {
-        version: 1,
+        version: VERSION,
         seed,
         shards,
-        driver: driver.to_string(),
-        isolation: isolation.to_string(),
+        driver: m.driver.to_string(),
+        model: m.model,
+        agent: m.agent.to_string(),
+        isolation: m.isolation.to_string(),
+        tasks,
         git_revision: revision.to_string(),
         hash,
         cells: ordered,
     }
 }
 
-fn plan_hash(cells: &[PlannedCell], seed: u64, shards: usize, driver: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+/// Each task's digest, by name.
+pub fn digests<'a>(tasks: impl IntoIterator<Item = &'a Task>) -> BTreeMap<String, String> {
+    tasks
+        .into_iter()
+        .map(|t| (t.name.clone(), t.digest()))
+        .collect()
+}
+
+fn plan_hash(
+    cells: &[PlannedCell],
+    seed: u64,
+    shards: usize,
+    m: &Measures,
+    tasks: &BTreeMap<String, String>,
+) -> String {
     let text = cells
         .iter()
         .map(|c| format!("{}@{}", c.key(), c.shard))
         .collect::<Vec<_>>()
         .join("\n");
-    for b in format!("{seed}/{shards}/{driver}\n{text}").bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-    }
-    format!("{h:016x}")
+    let tasks = tasks
+        .iter()
+        .map(|(name, d)| format!("{name}={d}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let model = match m.model {
+        Model::Real => "real",
+        Model::Scripted => "scripted",
+    };
+    let Measures {
+        driver,
+        agent,
+        isolation,
+        ..
+    } = m;
+    let whole = format!(
+        "{seed}/{shards}/{driver}\nmodel {model}\nagent {agent}\nisolation {isolation}\ntasks {tasks}\n{text}"
+    );
+    format!("{:016x}", crate::tasks::fnv1a(whole.as_bytes()))
 }
 
 impl Plan {
@@ -159,10 +220,72 @@ impl Plan {
                 path.display()
             )
         })?;
-        if plan_hash(&p.cells, p.seed, p.shards, &p.driver) != p.hash {
+        if p.version != VERSION {
+            bail!(
+                "{} is a plan of format {} (this harness writes {VERSION}, whose hash covers the model, the agent CLI's version and the tasks); make it again",
+                path.display(),
+                p.version
+            );
+        }
+        if plan_hash(&p.cells, p.seed, p.shards, &p.measures(), &p.tasks) != p.hash {
             bail!("{} was edited after it was made (its hash does not match its cells); make it again", path.display());
         }
         Ok(p)
+    }
+
+    /// What its cells measure.
+    pub fn measures(&self) -> Measures<'_> {
+        Measures {
+            driver: &self.driver,
+            model: self.model,
+            agent: &self.agent,
+            isolation: &self.isolation,
+        }
+    }
+
+    /// Why a shard of this plan cannot run here, measuring `here` with the
+    /// tasks `tasks`: one line naming what differs, and the flag that fixes it
+    /// where there is one.
+    pub fn refuse_here(&self, here: &Measures, tasks: &[Task]) -> Result<()> {
+        let mine = self.measures();
+        if mine.driver != here.driver {
+            bail!("the plan is for driver {0}; pass --driver {0}", mine.driver);
+        }
+        if mine.model != here.model {
+            let name = |m: Model| {
+                if m == Model::Scripted {
+                    "scripted"
+                } else {
+                    "real"
+                }
+            };
+            bail!(
+                "the plan is for --model {}; pass --model {}",
+                name(mine.model),
+                name(mine.model)
+            );
+        }
+        if mine.isolation != here.isolation {
+            bail!(
+                "the plan is for --isolation {0}; pass --isolation {0}",
+                mine.isolation
+            );
+        }
+        // A plan made where the CLI was not installed names no version; the
+        // shards' results record theirs, and `merge` compares them.
+        if !mine.agent.is_empty() && mine.agent != here.agent {
+            bail!(
+                "the plan was made with the agent CLI at {:?}, this machine has {:?}; install that version here, or make the plan again",
+                mine.agent,
+                here.agent
+            );
+        }
+        for (name, digest) in digests(tasks) {
+            if self.tasks.get(&name).is_some_and(|d| *d != digest) {
+                bail!("task {name} is not as it was when the plan was made (tasks/{name} differs); run the plan at its revision {}, or make it again", self.git_revision);
+            }
+        }
+        Ok(())
     }
 
     /// The keys of one shard's cells, in order.
@@ -289,6 +412,13 @@ fn join_some(v: &[&String]) -> String {
 mod tests {
     use super::*;
 
+    const SCRIPTED: Measures = Measures {
+        driver: "scripted",
+        model: Model::Real,
+        agent: "",
+        isolation: "dir",
+    };
+
     #[test]
     fn cells_run_repeat_by_repeat_shuffled_within_each_by_the_seed() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
@@ -298,7 +428,7 @@ mod tests {
             .map(|s| s.to_string())
             .collect();
         let cells = crate::retention::plan(&tasks, &variants, 3);
-        let p = make(&cells, 1, 7, "scripted", "dir", "r");
+        let p = make(&cells, 1, 7, &SCRIPTED, "r");
         assert_eq!(p.cells.len(), cells.len());
         // Every cell of repeat 1 before any of repeat 2, and so on: drift over the
         // sweep lands on every variant alike.
@@ -319,8 +449,103 @@ mod tests {
             .map(|c| format!("{}/{}/{}", c.task.name, c.variant, c.repeat))
             .collect();
         assert_ne!(first, by_plan);
-        let other = make(&cells, 1, 8, "scripted", "dir", "r");
+        let other = make(&cells, 1, 8, &SCRIPTED, "r");
         assert_ne!(p.cells, other.cells);
-        assert_eq!(p.cells, make(&cells, 1, 7, "scripted", "dir", "r").cells);
+        assert_eq!(p.cells, make(&cells, 1, 7, &SCRIPTED, "r").cells);
+    }
+
+    #[test]
+    fn the_hash_changes_with_the_model_the_agent_cli_the_isolation_and_the_tasks() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
+        let tasks = crate::tasks::load_all(&root, &["last-line-trap".to_string()]).unwrap();
+        let cells = crate::retention::plan(&tasks, &["raw".into(), "level2".into()], 2);
+        let claude = Measures {
+            driver: "claude",
+            model: Model::Scripted,
+            agent: "2.1.328 (pinned)",
+            isolation: "dir",
+        };
+        let base = make(&cells, 1, 7, &claude, "r");
+        assert_eq!(base.hash, make(&cells, 1, 7, &claude, "r").hash);
+        let other = [
+            Measures {
+                model: Model::Real,
+                ..claude.clone()
+            },
+            Measures {
+                agent: "2.1.329 (pinned)",
+                ..claude.clone()
+            },
+            Measures {
+                isolation: "vm",
+                ..claude.clone()
+            },
+            Measures {
+                driver: "codex",
+                ..claude.clone()
+            },
+        ];
+        for m in &other {
+            let p = make(&cells, 1, 7, m, "r");
+            assert_eq!(p.cells, base.cells, "{m:?}: the same cells");
+            assert_ne!(p.hash, base.hash, "{m:?}: another hash");
+        }
+        // A task edited since: the same cells, another hash.
+        let mut edited = base.clone();
+        edited
+            .tasks
+            .insert("last-line-trap".into(), "0000000000000000".into());
+        assert_ne!(
+            plan_hash(&edited.cells, 7, 1, &claude, &edited.tasks),
+            base.hash
+        );
+        // Here is where a shard of it runs: the same measures and tasks, or a
+        // refusal naming what differs.
+        base.refuse_here(&claude, &tasks).unwrap();
+        let why = |m: &Measures| base.refuse_here(m, &tasks).unwrap_err().to_string();
+        assert!(
+            why(&other[0]).contains("pass --model scripted"),
+            "{}",
+            why(&other[0])
+        );
+        assert!(why(&other[1]).contains("2.1.328"), "{}", why(&other[1]));
+        assert!(
+            why(&other[2]).contains("pass --isolation dir"),
+            "{}",
+            why(&other[2])
+        );
+        let e = edited.refuse_here(&claude, &tasks).unwrap_err().to_string();
+        assert!(e.contains("task last-line-trap is not as it was"), "{e}");
+    }
+
+    #[test]
+    fn a_plan_file_edited_to_another_model_or_of_an_older_format_is_refused() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
+        let tasks = crate::tasks::load_all(&root, &["last-line-trap".to_string()]).unwrap();
+        let cells = crate::retention::plan(&tasks, &["raw".into()], 1);
+        let claude = Measures {
+            driver: "claude",
+            model: Model::Real,
+            agent: "2.1.328 (Claude Code)",
+            isolation: "vm",
+        };
+        let plan = make(&cells, 1, 7, &claude, "r");
+        let dir = std::env::temp_dir().join(format!("lens-plan-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("plan.json");
+        let write = |p: &Plan| std::fs::write(&file, serde_json::to_vec(p).unwrap()).unwrap();
+        write(&plan);
+        assert_eq!(Plan::load(&file).unwrap(), plan);
+        let mut scripted = plan.clone();
+        scripted.model = Model::Scripted;
+        write(&scripted);
+        let e = Plan::load(&file).unwrap_err().to_string();
+        assert!(e.contains("was edited after it was made"), "{e}");
+        let mut old = plan.clone();
+        old.version = 1;
+        write(&old);
+        let e = Plan::load(&file).unwrap_err().to_string();
+        assert!(e.contains("a plan of format 1"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -111,6 +111,35 @@ impl Task {
         })
     }
 
+    /// FNV-1a of every file of the task's directory (its definition, setup,
+    /// verifier, fix and whatever they read), by path: a plan records it, so a
+    /// sweep resumed after a task was edited is refused.
+    pub fn digest(&self) -> String {
+        fn walk(dir: &Path, rel: &str, into: &mut Vec<(String, Vec<u8>)>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for e in entries.flatten() {
+                let name = format!("{rel}{}", e.file_name().to_string_lossy());
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, &format!("{name}/"), into);
+                } else {
+                    into.push((name, std::fs::read(&p).unwrap_or_default()));
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(&self.dir, "", &mut files);
+        files.sort();
+        let mut bytes = Vec::new();
+        for (name, body) in files {
+            bytes.extend(format!("{name}\0{}\0", body.len()).bytes());
+            bytes.extend(body);
+        }
+        format!("{:016x}", fnv1a(&bytes))
+    }
+
     /// The information the task needs, if `text` holds it.
     pub fn find(&self, text: &str) -> Option<String> {
         self.needs.captures(text).map(|c| {
@@ -120,6 +149,13 @@ impl Task {
                 .to_string()
         })
     }
+}
+
+/// 64-bit FNV-1a of `bytes`.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 /// Every task under `root`, by name; `only` filters.
@@ -170,5 +206,33 @@ mod tests {
         );
         assert_eq!(mid.find("nothing"), None);
         assert!(tasks[0].rtk && !tasks[4].rtk);
+    }
+
+    #[test]
+    fn a_tasks_digest_changes_with_any_of_its_files() {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks/last-line-trap");
+        let root = std::env::temp_dir().join(format!("lens-task-digest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let dir = root.join("last-line-trap");
+        assert!(std::process::Command::new("cp")
+            .arg("-a")
+            .arg(&from)
+            .arg(&dir)
+            .status()
+            .unwrap()
+            .success());
+        let original = Task::load(&from).unwrap().digest();
+        // A copy elsewhere is the same task.
+        assert_eq!(Task::load(&dir).unwrap().digest(), original);
+        let fix = dir.join("fix");
+        let body = std::fs::read_to_string(&fix).unwrap();
+        std::fs::write(&fix, format!("{body}\n")).unwrap();
+        assert_ne!(Task::load(&dir).unwrap().digest(), original);
+        std::fs::write(&fix, &body).unwrap();
+        assert_eq!(Task::load(&dir).unwrap().digest(), original);
+        std::fs::write(dir.join("extra.txt"), "x").unwrap();
+        assert_ne!(Task::load(&dir).unwrap().digest(), original);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -249,3 +249,76 @@ fn a_paired_session_runs_through_claude_with_the_scripted_model() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// `harness run --resume` continues only a sweep measured as this one is: a
+// results file of Claude Code 2.1.328 behind the scripted model resumes with
+// the same install, and is refused, untouched, once the install says it is
+// another version (a copy of the pinned program whose package names 2.1.327).
+#[test]
+fn resume_refuses_a_sweep_of_another_agent_cli_version() {
+    if !agents_ready::available(AgentCli::Claude) {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lens-resume-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // The other version: the same program, its package.json saying 2.1.327.
+    let fake = dir.join("agents/node_modules");
+    std::fs::create_dir_all(fake.join(".bin")).unwrap();
+    std::fs::create_dir_all(fake.join(AgentCli::Claude.package())).unwrap();
+    std::os::unix::fs::symlink(
+        AgentCli::Claude.binary().canonicalize().unwrap(),
+        fake.join(".bin/claude"),
+    )
+    .unwrap();
+    std::fs::write(
+        fake.join(AgentCli::Claude.package()).join("package.json"),
+        r#"{"name": "@anthropic-ai/claude-code", "version": "2.1.327"}"#,
+    )
+    .unwrap();
+    let out_file = dir.join("retention.json");
+    let harness = |agents: Option<&Path>, resume: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_harness"));
+        cmd.args(["run", "--run", "--driver", "claude", "--model", "scripted"])
+            .args(["--tasks", "last-line-trap", "--variants", "raw"])
+            .args(["--repeats", "1", "--isolation", "dir", "--out"])
+            .arg(&out_file)
+            .env("LENS_BIN", lens_bin::lens_binary());
+        if resume {
+            cmd.arg("--resume");
+        }
+        if let Some(a) = agents {
+            cmd.env("LENS_AGENTS_BIN", a);
+        }
+        let out = cmd.output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    };
+    let (ok, text) = harness(None, false);
+    assert!(ok, "{text}");
+    let recorded = std::fs::read(&out_file).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&recorded).unwrap();
+    assert_eq!(v["cells"].as_array().unwrap().len(), 1, "{v}");
+    // The same install: the cell is kept, nothing runs again.
+    let (ok, text) = harness(None, true);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("resume: 1 of 1 cells already recorded"),
+        "{text}"
+    );
+    // Another version: refused before anything runs, the file as it was.
+    let recorded = std::fs::read(&out_file).unwrap();
+    let (ok, text) = harness(Some(&fake.join(".bin")), true);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("another claude version (2.1.328 (pinned")
+            && text.contains("2.1.327 (pinned"),
+        "{text}"
+    );
+    assert!(!text.contains("already recorded"), "{text}");
+    assert_eq!(std::fs::read(&out_file).unwrap(), recorded);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

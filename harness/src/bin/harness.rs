@@ -77,7 +77,9 @@ Lens at a level, or through rtk, and the task's verifier decides.
   --resume  continue an interrupted sweep from its results file: cells already
           recorded are kept, not rerun (money spent stays spent once); results
           are written after every cell, so a crash loses at most the cells
-          running at the time
+          running at the time. Only a sweep measured as this one resumes: the
+          same driver, model, agent CLI version, isolation, revision, tools
+          and task files (the plan's hash covers them); else it is refused
   --isolation  vm (the default for a real agent: the verifier stays on the
           host, out of the agent's reach) or dir (the default for scripted; with
           a real agent it warns, since the agent can read the verifier)
@@ -328,6 +330,18 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
                 p.driver
             );
         }
+    }
+    let isolation_name = format!("{isolation:?}").to_lowercase();
+    // What the cells measure: a fresh plan's hash covers it, and a plan file's
+    // shard runs only where it is the same.
+    let agent = agent_version(a.driver, a.model);
+    let here = shard::Measures {
+        driver: a.driver.name(),
+        model: a.model,
+        agent: &agent,
+        isolation: &isolation_name,
+    };
+    if let Some(p) = &plan_file {
         if p.git_revision != env::git_revision() {
             eprintln!(
                 "harness: the plan was made at {}, this is {}; its shards will not merge with shards run elsewhere",
@@ -349,17 +363,12 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     let tasks = tasks::load_all(&root.join("tasks"), &task_names)?;
     let seed = plan_file.as_ref().map_or(a.seed, |p| p.seed);
     let all = retention::plan(&tasks, &a.variants, a.repeats);
-    let isolation_name = format!("{isolation:?}").to_lowercase();
     let plan = match &plan_file {
-        Some(p) => p.clone(),
-        None => shard::make(
-            &all,
-            a.shards,
-            seed,
-            a.driver.name(),
-            &isolation_name,
-            &env::git_revision(),
-        ),
+        Some(p) => {
+            p.refuse_here(&here, &tasks)?;
+            p.clone()
+        }
+        None => shard::make(&all, a.shards, seed, &here, &env::git_revision()),
     };
     if may_run && a.shards > 1 && plan_file.is_none() {
         bail!("--shards makes a plan to split: harness plan --shards N --out plan.json, then harness run --plan plan.json --shard K on each machine");
@@ -400,9 +409,17 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
             plan.shards,
             plan.hash
         );
+        // The flags a shard's run must repeat, where they are not the defaults.
+        let mut flags = String::new();
+        if a.model == Model::Scripted {
+            flags.push_str(" --model scripted");
+        }
+        if isolation != default_isolation(a.driver, a.model) {
+            flags.push_str(&format!(" --isolation {isolation_name}"));
+        }
         for k in 0..plan.shards {
             println!(
-                "  shard {k}: {} cells: harness run --run --driver {} --plan {} --shard {k}",
+                "  shard {k}: {} cells: harness run --run --driver {}{flags} --plan {} --shard {k}",
                 plan.shard(k).len(),
                 a.driver.name(),
                 out.display()
@@ -505,9 +522,64 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         .map(|c| format!("{}/{}", c.task.name, c.variant))
         .collect();
     harness::save::refuse_partial(&out, &planned, task_variant_pairs)?;
+    let mut versions = BTreeMap::new();
+    versions.insert("lens".into(), lens_version(&lens));
+    if let Some(r) = &rtk {
+        versions.insert(
+            "rtk".into(),
+            env::version_of(&[r.display().to_string(), "--version".into()]).unwrap_or_default(),
+        );
+    }
+    if let Some(bin) = a.driver.binary_name() {
+        versions.insert(bin.into(), agent_record(a.driver, a.model, &agent));
+    }
+    for tool in [
+        ["cargo", "--version"],
+        ["gcc", "--version"],
+        ["python3", "--version"],
+    ] {
+        versions.insert(
+            tool[0].into(),
+            env::version_of(&tool.map(String::from)).unwrap_or_default(),
+        );
+    }
+    let mut skeleton = Sweep {
+        command: env::command_line(),
+        git_revision: env::git_revision(),
+        date: env::utc_now(),
+        machine: env::machine(),
+        tools: versions,
+        seed: a.seed,
+        driver: a.driver.name().into(),
+        simulation: a.driver.simulated(),
+        model: a.model,
+        isolation: isolation_name.clone(),
+        cost_model: a.driver.simulated().then(|| {
+            format!(
+                "scripted agent: tokens = prompt/4 + bytes read/4 + {} per tool call (input) and 50 per turn (output)",
+                harness::driver::scripted::PER_CALL
+            )
+        }),
+        vm: None,
+        plan: Some(retention::SweepPlan {
+            hash: plan.hash.clone(),
+            shard: this_shard,
+            shards: plan.shards,
+            cells: cells
+                .iter()
+                .map(|c| format!("{}/{}/{}", c.task.name, c.variant, c.repeat))
+                .collect(),
+            order: plan.cells.iter().map(shard::PlannedCell::key).collect(),
+        }),
+        cells: Vec::new(),
+        complete: false,
+    };
     // --resume: the cells the results file already holds stay, and are not run
-    // again; only a file of this very plan resumes.
+    // again; only a file of this very plan, measured as this sweep measures
+    // (the same driver, model, agent CLI, isolation, revision, tools and task
+    // definitions; the image is compared once it booted), resumes.
     let mut kept: BTreeMap<String, retention::CellResult> = BTreeMap::new();
+    let mut resumed_image = None;
     if a.resume {
         match std::fs::read(&out) {
             Err(_) => eprintln!(
@@ -521,14 +593,8 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
                         out.display()
                     )
                 })?;
-                if old.model != a.model {
-                    bail!(
-                        "--resume: {} holds a sweep with --model {}; resume with the same flags, or write elsewhere with --out",
-                        out.display(),
-                        if old.model == Model::Scripted { "scripted" } else { "real" }
-                    );
-                }
-                kept = retention::resumable(old, &plan.hash, a.driver.name())
+                resumed_image = Some(old.vm.as_ref().map(|v| format!("{:?}", v.image)));
+                kept = retention::resumable(old, &skeleton)
                     .with_context(|| format!("--resume: {}", out.display()))?;
                 println!(
                     "resume: {} of {} cells already recorded in {}; running the rest",
@@ -569,69 +635,18 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
             Some(host)
         }
     };
+    skeleton.vm = vm.as_ref().map(VmHost::record);
+    let image = skeleton.vm.as_ref().map(|v| format!("{:?}", v.image));
+    if resumed_image.is_some_and(|old| old != image) {
+        let _ = std::fs::remove_dir_all(&scratch);
+        bail!(
+            "--resume: {} holds a sweep of another microVM image; resume with the image it ran on, or write elsewhere with --out",
+            out.display()
+        );
+    }
     let place = vm.as_ref().map_or(Place::Dir, Place::Vm);
     // Every run of lens inside a cell writes to scratch, never to the user's store.
     lens_in_scratch(&scratch);
-    let mut versions = BTreeMap::new();
-    versions.insert("lens".into(), lens_version(&lens));
-    if let Some(r) = &rtk {
-        versions.insert(
-            "rtk".into(),
-            env::version_of(&[r.display().to_string(), "--version".into()]).unwrap_or_default(),
-        );
-    }
-    if let Some(bin) = a.driver.binary_name() {
-        let version = match (a.model, a.driver.cli()) {
-            (Model::Scripted, Some(cli)) => format!(
-                "{} (pinned, {})",
-                cli.installed_version().unwrap_or_else(|| "unknown".into()),
-                AgentCli::bin_dir().display()
-            ),
-            _ => env::version_of(&[bin.to_string(), "--version".into()]).unwrap_or_default(),
-        };
-        versions.insert(bin.into(), version);
-    }
-    for tool in [
-        ["cargo", "--version"],
-        ["gcc", "--version"],
-        ["python3", "--version"],
-    ] {
-        versions.insert(
-            tool[0].into(),
-            env::version_of(&tool.map(String::from)).unwrap_or_default(),
-        );
-    }
-    let skeleton = Sweep {
-        command: env::command_line(),
-        git_revision: env::git_revision(),
-        date: env::utc_now(),
-        machine: env::machine(),
-        tools: versions,
-        seed: a.seed,
-        driver: a.driver.name().into(),
-        simulation: a.driver.simulated(),
-        model: a.model,
-        isolation: isolation_name.clone(),
-        cost_model: a.driver.simulated().then(|| {
-            format!(
-                "scripted agent: tokens = prompt/4 + bytes read/4 + {} per tool call (input) and 50 per turn (output)",
-                harness::driver::scripted::PER_CALL
-            )
-        }),
-        vm: vm.as_ref().map(VmHost::record),
-        plan: Some(retention::SweepPlan {
-            hash: plan.hash.clone(),
-            shard: this_shard,
-            shards: plan.shards,
-            cells: cells
-                .iter()
-                .map(|c| format!("{}/{}/{}", c.task.name, c.variant, c.repeat))
-                .collect(),
-            order: plan.cells.iter().map(shard::PlannedCell::key).collect(),
-        }),
-        cells: Vec::new(),
-        complete: false,
-    };
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -982,38 +997,11 @@ fn session(args: &[String]) -> Result<()> {
         &sessions.iter().map(|s| s.name.clone()).collect(),
         keys,
     )?;
-    let mut done: BTreeMap<String, session::RunRecord> = BTreeMap::new();
-    if resume {
-        if let Ok(bytes) = std::fs::read(&out) {
-            let old: SessionSweep = serde_json::from_slice(&bytes).with_context(|| {
-                format!("--resume: {} is not a session results file", out.display())
-            })?;
-            if old.driver != driver.name() || old.seed != seed || old.pairs != pairs {
-                bail!("--resume: {} holds a sweep with another driver, seed or pair count; resume with the same flags", out.display());
-            }
-            for r in old.runs.into_iter().filter(|r| r.error.is_none()) {
-                done.insert(r.key(), r);
-            }
-            println!("resume: {} runs already recorded", done.len());
-        }
-    }
-    let scratch = std::env::temp_dir()
-        .join("lens-session")
-        .join(format!("{:07}", std::process::id()));
-    std::fs::create_dir_all(&scratch)?;
-    lens_in_scratch(&scratch);
     let mut tools = BTreeMap::new();
     tools.insert("lens".to_string(), lens_version(&lens));
     if let Some(bin) = driver.binary_name() {
-        let version = match (model, driver.cli()) {
-            (Model::Scripted, Some(cli)) => format!(
-                "{} (pinned, {})",
-                cli.installed_version().unwrap_or_else(|| "unknown".into()),
-                AgentCli::bin_dir().display()
-            ),
-            _ => env::version_of(&[bin.to_string(), "--version".into()]).unwrap_or_default(),
-        };
-        tools.insert(bin.to_string(), version);
+        let version = agent_version(driver, model);
+        tools.insert(bin.to_string(), agent_record(driver, model, &version));
     }
     let mut sweep = SessionSweep {
         command: env::command_line(),
@@ -1036,6 +1024,23 @@ fn session(args: &[String]) -> Result<()> {
         runs: Vec::new(),
         complete: false,
     };
+    // --resume: only a sweep measured as this one is keeps its runs.
+    let mut done: BTreeMap<String, session::RunRecord> = BTreeMap::new();
+    if resume {
+        if let Ok(bytes) = std::fs::read(&out) {
+            let old: SessionSweep = serde_json::from_slice(&bytes).with_context(|| {
+                format!("--resume: {} is not a session results file", out.display())
+            })?;
+            done = session::resumable(old, &sweep)
+                .with_context(|| format!("--resume: {}", out.display()))?;
+            println!("resume: {} runs already recorded", done.len());
+        }
+    }
+    let scratch = std::env::temp_dir()
+        .join("lens-session")
+        .join(format!("{:07}", std::process::id()));
+    std::fs::create_dir_all(&scratch)?;
+    lens_in_scratch(&scratch);
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -1161,6 +1166,36 @@ fn lens_in_scratch(scratch: &std::path::Path) {
 }
 
 /// What `lens --version` prints, or "" when it cannot be run.
+/// The agent CLI a real driver runs: the pinned install's version behind the
+/// scripted model (`2.1.328 (pinned)`), the program's own `--version` with the
+/// real one; empty for the scripted agent. A plan's hash covers it; a results
+/// file records it with where the pinned install is ([`agent_record`]).
+fn agent_version(driver: Driver, model: Model) -> String {
+    let Some(bin) = driver.binary_name() else {
+        return String::new();
+    };
+    match (model, driver.cli()) {
+        (Model::Scripted, Some(cli)) => format!(
+            "{} (pinned)",
+            cli.installed_version().unwrap_or_else(|| "unknown".into())
+        ),
+        _ => env::version_of(&[bin.to_string(), "--version".into()]).unwrap_or_default(),
+    }
+}
+
+/// [`agent_version`] as a results file's tools record it: a pinned install
+/// with its directory.
+fn agent_record(driver: Driver, model: Model, version: &str) -> String {
+    match (model, driver.cli()) {
+        (Model::Scripted, Some(_)) => format!(
+            "{}, {})",
+            version.trim_end_matches(')'),
+            AgentCli::bin_dir().display()
+        ),
+        _ => version.to_string(),
+    }
+}
+
 fn lens_version(lens: &std::path::Path) -> String {
     env::version_of(&[lens.display().to_string(), "--version".into()]).unwrap_or_default()
 }
