@@ -126,11 +126,15 @@ pub fn replay(call: &ShellCall, agent: &str) -> Replayed {
     };
     if line.starts_with("lens ") || call.is_lens_view() {
         // A view (from `lens <cmd>` or a hook): the model read the view; the
-        // command printed what the markers say was left out besides.
+        // command printed what the transcript or the store recorded of it,
+        // else what the markers say was left out besides.
         return Replayed {
             family: family_of(line.trim_start_matches("lens ").trim_start()),
             command: call.command.clone(),
-            raw_bytes: raw_from_view(&call.output).unwrap_or(raw_bytes),
+            raw_bytes: call
+                .printed
+                .or_else(|| raw_from_view(&call.output))
+                .unwrap_or(raw_bytes),
             view_bytes: raw_bytes,
             fate: Fate::AlreadyLens,
         };
@@ -202,6 +206,41 @@ pub fn raw_from_view(view: &str) -> Option<u64> {
         shown_bytes.div_ceil(shown_lines)
     };
     Some(shown_bytes + elided * mean)
+}
+
+/// The handle of the first marker in a Lens view.
+pub fn view_handle(view: &str) -> Option<&str> {
+    static HANDLE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = HANDLE.get_or_init(|| {
+        regex::Regex::new(r"\[lens: [^\]]*handle=([0-9a-f]{8})").expect("handle regex")
+    });
+    re.captures(view).and_then(|c| c.get(1)).map(|m| m.as_str())
+}
+
+/// For every Lens view of `t` whose printed bytes the transcript does not
+/// record, the bytes the store at `store` kept for its handle (the run's
+/// `meta.json`: what the command wrote to stdout and stderr). Returns how many
+/// calls it found there.
+pub fn printed_from_store(t: &mut Transcript, store: &std::path::Path) -> usize {
+    let mut found = 0;
+    for call in t.shell.iter_mut().filter(|c| c.printed.is_none()) {
+        let Some(handle) = view_handle(&call.output) else {
+            continue;
+        };
+        let Ok(meta) = std::fs::read(store.join(handle).join("meta.json")) else {
+            continue;
+        };
+        let Ok(meta) = serde_json::from_slice::<serde_json::Value>(&meta) else {
+            continue;
+        };
+        if let (Some(out), Some(err)) =
+            (meta["stdout_bytes"].as_u64(), meta["stderr_bytes"].as_u64())
+        {
+            call.printed = Some(out + err);
+            found += 1;
+        }
+    }
+    found
 }
 
 /// Totals for a family, a file or everything.
@@ -390,6 +429,7 @@ mod tests {
             output: output.into(),
             streams: None,
             exit: None,
+            printed: None,
         }
     }
 

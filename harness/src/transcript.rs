@@ -1,6 +1,6 @@
 //! Agent transcripts: what an agent CLI recorded of a session, read into one shape.
 //!
-//! Seven formats, told apart by their events:
+//! Eight formats, told apart by their events:
 //!
 //! - Claude Code's print mode (`claude -p --output-format stream-json --verbose`):
 //!   a `system` init (model, `claude_code_version`), `assistant` messages whose
@@ -17,12 +17,24 @@
 //!   items (`shell` with an argv array, or a command string) answered by
 //!   `function_call_output` with the same `call_id`; `token_count` events carry
 //!   the running usage; `session_meta` the CLI version, `turn_context` the model.
+//!   Codex 0.169 calls its shell `exec_command` (`{"cmd": …}`) and answers in
+//!   text: header lines (`Process exited with code N`, …), `Output:`, then what
+//!   the model read; its `item_completed` event of the call keeps the command's
+//!   own output (up to 64 KiB), which an after-tool hook's view replaced.
 //! - cursor-agent's stream-json: `tool_call` events, `started` then `completed`,
 //!   a `shellToolCall` holding the command and its stdout, stderr and exit code.
 //! - Gemini CLI's `-o stream-json`: an `init` (model), `tool_use` events
 //!   (`run_shell_command` with its `command`) answered by `tool_result` with the
 //!   same `tool_id`, and a final `result` whose `stats` hold the session's tokens
 //!   (`cached` among `input_tokens`).
+//! - Gemini CLI's chat recording (`~/.gemini/tmp/<project>/chats/session-*.jsonl`):
+//!   a header line (`sessionId`, `projectHash`), then one record per message,
+//!   written again as it grows (the last version of an id counts): `gemini`
+//!   records carry the model, that response's tokens and its `toolCalls`, each
+//!   with the `functionResponse` the model read (`Output: …`, then `Exit Code:
+//!   N`), which is the view where an after-tool hook answered; `$set` lines
+//!   update the header. The recording holds the main model's responses only
+//!   (not the router's), and names no CLI version.
 //! - OpenCode's `run --format json`: one `step_start`/`step_finish` pair per
 //!   model call (the finish holds that call's tokens), `tool_use` parts whose
 //!   `state` holds the command, the output the model read and the exit code.
@@ -54,6 +66,8 @@ pub enum Format {
     CursorStream,
     /// `gemini -p … -o stream-json`.
     GeminiStream,
+    /// A Gemini CLI chat recording.
+    GeminiChat,
     /// `opencode run --format json`.
     OpencodeJson,
 }
@@ -65,7 +79,7 @@ impl Format {
             Format::ClaudeStream | Format::ClaudeSession => "claude",
             Format::CodexExec | Format::CodexRollout => "codex",
             Format::CursorStream => "cursor",
-            Format::GeminiStream => "gemini",
+            Format::GeminiStream | Format::GeminiChat => "gemini",
             Format::OpencodeJson => "opencode",
         }
     }
@@ -97,6 +111,11 @@ pub struct ShellCall {
     /// The exit code, when the transcript records one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<i32>,
+    /// Bytes the command itself printed, where that is recorded apart from
+    /// what the agent was given: a Codex rollout's own record of the call, or
+    /// Lens's store for a view's handle (`harness transcripts --store`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed: Option<u64>,
 }
 
 impl ShellCall {
@@ -160,6 +179,12 @@ pub fn detect(text: &str) -> Option<Format> {
             "tool_use" | "text" if e["part"].is_object() => return Some(Format::OpencodeJson),
             _ => {}
         }
+        // Gemini CLI's chat recording: its header, or a model response.
+        if e.get("projectHash").is_some() && e.get("sessionId").is_some()
+            || t == "gemini" && e.get("id").is_some()
+        {
+            return Some(Format::GeminiChat);
+        }
         if e.get("sessionId").is_some() && matches!(t, "user" | "assistant" | "system" | "summary")
         {
             return Some(Format::ClaudeSession);
@@ -174,7 +199,7 @@ pub fn detect(text: &str) -> Option<Format> {
 /// Reads a transcript of any of the formats.
 pub fn parse(text: &str) -> Result<Transcript> {
     let Some(format) = detect(text) else {
-        bail!("not a transcript this harness reads (Claude Code stream-json or session log, codex exec --json or session log, cursor-agent stream-json, gemini stream-json, opencode run --format json)");
+        bail!("not a transcript this harness reads (Claude Code stream-json or session log, codex exec --json or session log, cursor-agent stream-json, gemini stream-json or chat recording, opencode run --format json)");
     };
     Ok(parse_as(text, format))
 }
@@ -199,6 +224,7 @@ pub fn parse_as(text: &str, format: Format) -> Transcript {
         Format::CodexRollout => codex_rollout(text, &mut t),
         Format::CursorStream => cursor(text, &mut t),
         Format::GeminiStream => gemini(text, &mut t),
+        Format::GeminiChat => gemini_chat(text, &mut t),
         Format::OpencodeJson => opencode(text, &mut t),
     }
     t
@@ -265,6 +291,7 @@ fn claude(text: &str, t: &mut Transcript) {
                                 output: String::new(),
                                 streams: None,
                                 exit: None,
+                                printed: None,
                             });
                         }
                     }
@@ -380,6 +407,7 @@ fn codex_exec(text: &str, t: &mut Transcript) {
                         output,
                         streams: None,
                         exit: item["exit_code"].as_i64().map(|x| x as i32),
+                        printed: None,
                     });
                 }
             }
@@ -400,9 +428,39 @@ fn codex_exec(text: &str, t: &mut Transcript) {
     t.tokens = tokens;
 }
 
+/// Codex's text answer to a shell call: header lines (`Chunk ID: …`, `Wall
+/// time: …`, `Process exited with code N`, `Original token count: N`), then
+/// `Output:` and the output. The output and the exit code; `None` when `text`
+/// is not framed so.
+fn codex_framed(text: &str) -> Option<(String, Option<i32>)> {
+    let mut exit = None;
+    let mut rest = text;
+    loop {
+        let (line, after) = rest.split_once('\n')?;
+        if line == "Output:" {
+            return Some((after.to_string(), exit));
+        }
+        if let Some(code) = line.strip_prefix("Process exited with code ") {
+            exit = code.trim().parse().ok();
+        } else if !["Chunk ID: ", "Wall time: ", "Original token count: "]
+            .iter()
+            .any(|h| line.starts_with(h))
+        {
+            return None;
+        }
+        rest = after;
+    }
+}
+
+/// What Codex keeps of a command's output in its `item_completed` record: past
+/// it, the record holds a part, and the bytes printed are not known.
+const CODEX_KEPT_OUTPUT: usize = 64 << 10;
+
 fn codex_rollout(text: &str, t: &mut Transcript) {
     let mut pending: BTreeMap<String, usize> = BTreeMap::new();
     let mut last_usage: Option<Value> = None;
+    // The command's own output and exit code, by call id, from `item_completed`.
+    let mut completed: BTreeMap<String, (usize, Option<i32>)> = BTreeMap::new();
     for e in lines(text) {
         let p = &e["payload"];
         match (e["type"].as_str(), p["type"].as_str()) {
@@ -415,6 +473,17 @@ fn codex_rollout(text: &str, t: &mut Transcript) {
             (Some("event_msg"), Some("token_count")) if p["info"].is_object() => {
                 t.turns += 1;
                 last_usage = Some(p["info"]["total_token_usage"].clone());
+            }
+            (Some("event_msg"), Some("item_completed"))
+                if p["item"]["type"] == "CommandExecution" =>
+            {
+                let item = &p["item"];
+                if let (Some(id), Some(out)) =
+                    (item["id"].as_str(), item["aggregated_output"].as_str())
+                {
+                    let exit = item["exit_code"].as_i64().map(|x| x as i32);
+                    completed.insert(id.to_string(), (out.len(), exit));
+                }
             }
             (
                 Some("response_item"),
@@ -440,19 +509,21 @@ fn codex_rollout(text: &str, t: &mut Transcript) {
                         output: String::new(),
                         streams: None,
                         exit: None,
+                        printed: None,
                     });
                 }
             }
             (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
                 let raw = p["output"].as_str().unwrap_or("");
-                // Usually JSON with the output and its exit code; a refusal by the
-                // sandbox is plain text.
+                // JSON with the output and its exit code (before 0.1xx), text
+                // framed by header lines (0.169's exec_command); a refusal by
+                // the sandbox is plain text.
                 let (output, exit) = match serde_json::from_str::<Value>(raw) {
                     Ok(v) if v["output"].is_string() => (
                         v["output"].as_str().unwrap_or("").to_string(),
                         v["metadata"]["exit_code"].as_i64().map(|x| x as i32),
                     ),
-                    _ => (raw.to_string(), None),
+                    _ => codex_framed(raw).unwrap_or_else(|| (raw.to_string(), None)),
                 };
                 t.tool_result_bytes += output.len() as u64;
                 if let Some(&i) = p["call_id"].as_str().and_then(|id| pending.get(id)) {
@@ -461,6 +532,15 @@ fn codex_rollout(text: &str, t: &mut Transcript) {
                 }
             }
             _ => {}
+        }
+    }
+    for (id, (len, exit)) in completed {
+        if let Some(&i) = pending.get(&id) {
+            let call = &mut t.shell[i];
+            if len < CODEX_KEPT_OUTPUT {
+                call.printed = Some(len as u64);
+            }
+            call.exit = call.exit.or(exit);
         }
     }
     t.tokens = last_usage.map(|u| {
@@ -505,6 +585,7 @@ fn cursor(text: &str, t: &mut Transcript) {
                     output,
                     streams: Some((out.to_string(), err.to_string())),
                     exit: r["exitCode"].as_i64().map(|x| x as i32),
+                    printed: None,
                 });
             }
             (Some("result"), _) => {
@@ -552,6 +633,7 @@ fn gemini(text: &str, t: &mut Transcript) {
                             output: String::new(),
                             streams: None,
                             exit: None,
+                            printed: None,
                         });
                     }
                 }
@@ -586,6 +668,88 @@ fn gemini(text: &str, t: &mut Transcript) {
     }
 }
 
+fn gemini_chat(text: &str, t: &mut Transcript) {
+    // A record is written again as it grows: the last version of each id, in
+    // the order the ids first appeared.
+    let mut order: Vec<String> = Vec::new();
+    let mut records: BTreeMap<String, Value> = BTreeMap::new();
+    // The results the model read, by call id, from the user records (for a
+    // call whose model record was not written again with its result).
+    let mut responses: BTreeMap<String, Value> = BTreeMap::new();
+    for e in lines(text) {
+        match (e["type"].as_str(), e["id"].as_str()) {
+            (Some("gemini"), Some(id)) => {
+                if !records.contains_key(id) {
+                    order.push(id.to_string());
+                }
+                records.insert(id.to_string(), e.clone());
+            }
+            (Some("user"), _) => {
+                for part in e["content"].as_array().into_iter().flatten() {
+                    let r = &part["functionResponse"];
+                    if let Some(id) = r["id"].as_str() {
+                        responses.insert(id.to_string(), r["response"].clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut tokens: Option<Tokens> = None;
+    for id in &order {
+        let r = &records[id];
+        t.turns += 1;
+        if t.agent.model.is_none() {
+            t.agent.model = r["model"].as_str().map(String::from);
+        }
+        let k = &r["tokens"];
+        if k.is_object() {
+            let n = |key: &str| k[key].as_u64().unwrap_or(0);
+            let tk = tokens.get_or_insert_with(Tokens::default);
+            tk.input += n("input").saturating_sub(n("cached"));
+            tk.cache_read += n("cached");
+            tk.output += n("output") + n("thoughts");
+        }
+        for call in r["toolCalls"].as_array().into_iter().flatten() {
+            t.tool_calls += 1;
+            let cid = call["id"].as_str().unwrap_or("");
+            let response = call["result"]
+                .as_array()
+                .and_then(|parts| {
+                    parts
+                        .iter()
+                        .find_map(|p| p["functionResponse"].get("response"))
+                })
+                .or_else(|| responses.get(cid))
+                .cloned()
+                .unwrap_or(Value::Null);
+            let body = response["output"]
+                .as_str()
+                .or(response["error"].as_str())
+                .unwrap_or("")
+                .to_string();
+            t.tool_result_bytes += body.len() as u64;
+            if call["name"] != "run_shell_command" {
+                continue;
+            }
+            let Some(command) = call["args"]["command"].as_str() else {
+                continue;
+            };
+            // `Output: …` then `Exit Code: N` and the like, as the model read it.
+            let (output, exit) = lens_cli::agents::gemini::split_result(&body)
+                .unwrap_or_else(|| (body.clone(), None));
+            t.shell.push(ShellCall {
+                command: command.to_string(),
+                output,
+                streams: None,
+                exit,
+                printed: None,
+            });
+        }
+    }
+    t.tokens = tokens;
+}
+
 fn opencode(text: &str, t: &mut Transcript) {
     let mut tokens: Option<Tokens> = None;
     for e in lines(text) {
@@ -616,6 +780,7 @@ fn opencode(text: &str, t: &mut Transcript) {
                         output,
                         streams: None,
                         exit: st["metadata"]["exit"].as_i64().map(|x| x as i32),
+                        printed: None,
                     });
                 }
             }

@@ -275,14 +275,18 @@ fn opencode_json_recorded_through_the_scripted_model() {
 
 // Lens installed with `lens init --agent X --global`, the model scripted: the
 // transcript holds the view the hook delivered (Claude Code's stream-json,
-// OpenCode's JSON events; Codex's and Gemini CLI's print-mode streams record
-// the command's own output, not what the model read). `harness transcripts`
-// counts the view's markers as what the command printed, not the view.
+// OpenCode's JSON events, Codex's rollout under CODEX_HOME/sessions, Gemini
+// CLI's chat recording under ~/.gemini/tmp/<project>/chats; Codex's `exec
+// --json` and Gemini CLI's stream-json record the command's own output, or
+// nothing, not what the model read). `harness transcripts` counts what the
+// command printed, not the view.
 #[test]
 fn hooked_transcripts_count_the_views_markers_as_raw_bytes() {
     for (file, format) in [
         ("claude-hooked.jsonl", Format::ClaudeStream),
         ("opencode-hooked.jsonl", Format::OpencodeJson),
+        ("codex-rollout-hooked.jsonl", Format::CodexRollout),
+        ("gemini-chat-hooked.jsonl", Format::GeminiChat),
     ] {
         let text = agent_fixture(file);
         assert_eq!(detect(&text), Some(format), "{file}");
@@ -298,4 +302,127 @@ fn hooked_transcripts_count_the_views_markers_as_raw_bytes() {
         let report = harness::replay::report(&[(file.to_string(), t.clone())]);
         assert!(report.total.saved_pct() > 50.0, "{file}");
     }
+}
+
+// The 220 changed files' `git status` printed 7,286 bytes, `seq 1 3000` 13,893.
+const GIT_STATUS_BYTES: u64 = 7286;
+const SEQ_3000_BYTES: u64 = 13_893;
+
+// Codex CLI 0.169.0's rollout of a hooked session: the model read Lens's view
+// (the hook's answer replaced the result), framed by Codex's header lines; the
+// call's `item_completed` record kept what the command printed, which is what
+// the report counts as raw, to the byte.
+#[test]
+fn a_hooked_codex_rollout_counts_the_bytes_the_command_printed() {
+    let t = parse(&agent_fixture("codex-rollout-hooked.jsonl")).unwrap();
+    assert_eq!(t.agent.version.as_deref(), Some("0.169.0"));
+    assert_eq!(t.agent.model.as_deref(), Some("scripted"));
+    let cmds: Vec<&str> = t.shell.iter().map(|c| c.command.as_str()).collect();
+    assert_eq!(cmds, ["git status", "seq 1 3000", "ls; exit 3"]);
+    // The header lines are Codex's, not the output.
+    assert!(t.shell[0]
+        .output
+        .starts_with("[lens: elided stdout 1-226 (226 lines: grouped) handle="));
+    assert!(
+        t.shell[1].output.starts_with("1\n2\n3\n"),
+        "{}",
+        t.shell[1].output
+    );
+    assert_eq!(t.shell[2].output, "src\n");
+    let exits: Vec<Option<i32>> = t.shell.iter().map(|c| c.exit).collect();
+    assert_eq!(exits, [Some(0), Some(0), Some(3)]);
+    let printed: Vec<Option<u64>> = t.shell.iter().map(|c| c.printed).collect();
+    assert_eq!(
+        printed,
+        [Some(GIT_STATUS_BYTES), Some(SEQ_3000_BYTES), Some(4)]
+    );
+    assert_eq!((t.tool_calls, t.turns), (3, 4));
+    let r = harness::replay::report(&[("codex".to_string(), t.clone())]);
+    let raw: Vec<u64> = r.files[0].calls.iter().map(|c| c.raw_bytes).collect();
+    // The views count what was printed; the small failing `ls` reached the
+    // model as it was.
+    assert_eq!(raw, [GIT_STATUS_BYTES, SEQ_3000_BYTES, 4]);
+    assert_eq!(
+        r.files[0].calls[0].view_bytes,
+        t.shell[0].output.len() as u64
+    );
+    assert!(r.total.view_bytes < 600, "{:?}", r.total);
+}
+
+// Gemini CLI 0.61.0's chat recording of a hooked session: each model response
+// is written twice (then again with its tool calls and the results the model
+// read), and counts once; the results are framed `Output: …` / `Exit Code: N`
+// as the model read them. Nothing in the recording says what the command
+// printed, so a view's raw bytes come from its markers' line counts, or, given
+// the store, from what the store kept for its handle.
+#[test]
+fn a_hooked_gemini_chat_recording_counts_the_views_from_markers_or_the_store() {
+    let t = parse(&agent_fixture("gemini-chat-hooked.jsonl")).unwrap();
+    assert_eq!(t.agent.cli, "gemini");
+    assert_eq!(t.agent.model.as_deref(), Some("gemini-3.8-flash"));
+    assert_eq!((t.tool_calls, t.turns), (3, 4));
+    let cmds: Vec<&str> = t.shell.iter().map(|c| c.command.as_str()).collect();
+    assert_eq!(cmds, ["git status", "seq 1 3000", "ls; exit 3"]);
+    assert!(t.shell[0].output.starts_with("[lens: elided stdout 1-226"));
+    assert!(t.shell[1].is_lens_view());
+    assert_eq!(
+        (t.shell[2].output.as_str(), t.shell[2].exit),
+        ("src", Some(3))
+    );
+    assert!(t.shell.iter().all(|c| c.printed.is_none()));
+    let k = t.tokens.unwrap();
+    assert_eq!(
+        (k.input, k.output),
+        (14_051 + 14_198 + 14_373 + 14_490, 19 + 19 + 19 + 2)
+    );
+    // From the markers: within a third of what was printed.
+    let r = harness::replay::report(&[("gemini".to_string(), t.clone())]);
+    let est: Vec<u64> = r.files[0].calls.iter().map(|c| c.raw_bytes).collect();
+    for (e, real) in est.iter().zip([GIT_STATUS_BYTES, SEQ_3000_BYTES]) {
+        assert!(e * 3 > real * 2 && e * 2 < real * 3, "{est:?}");
+    }
+    // From the store: exact. `harness transcripts --store DIR` reads the
+    // handle's meta.json.
+    let store = std::env::temp_dir().join(format!("lens-transcripts-store-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&store);
+    for (call, bytes) in t.shell.iter().zip([GIT_STATUS_BYTES, SEQ_3000_BYTES]) {
+        let handle = harness::replay::view_handle(&call.output).unwrap();
+        std::fs::create_dir_all(store.join(handle)).unwrap();
+        std::fs::write(
+            store.join(handle).join("meta.json"),
+            format!(r#"{{"argv": ["sh"], "stdout_bytes": {bytes}, "stderr_bytes": 0}}"#),
+        )
+        .unwrap();
+    }
+    let mut stored = t.clone();
+    assert_eq!(harness::replay::printed_from_store(&mut stored, &store), 2);
+    let r = harness::replay::report(&[("gemini".to_string(), stored)]);
+    let raw: Vec<u64> = r.files[0].calls.iter().map(|c| c.raw_bytes).collect();
+    assert_eq!(raw, [GIT_STATUS_BYTES, SEQ_3000_BYTES, 3]);
+    // The binary does the same with --store.
+    let json = store.join("report.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        .arg("transcripts")
+        .arg(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/agents/gemini-chat-hooked.jsonl"),
+        )
+        .arg("--store")
+        .arg(&store)
+        .arg("--json")
+        .arg(&json)
+        .env_remove("LENS_STORE")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(
+        v["total"]["raw_bytes"].as_u64(),
+        Some(GIT_STATUS_BYTES + SEQ_3000_BYTES + 3)
+    );
+    std::fs::remove_dir_all(&store).unwrap();
 }

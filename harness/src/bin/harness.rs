@@ -37,7 +37,7 @@ usage: harness plan   [--driver scripted|claude|codex|gemini|opencode|cursor]
        harness run    --plan plan.json --shard K --run [--driver D] [--jobs J] [--out FILE]
        harness merge  SHARD.json... [--out FILE | --save]
        harness report FILE
-       harness transcripts FILE... [--json OUT]
+       harness transcripts FILE... [--store DIR] [--json OUT]
        harness session plan   [--driver D] [--model real|scripted] [--sessions a,b] [--pairs N] [--seed N]
        harness session run    (the same flags) --run [--out FILE | --save] [--resume]
        harness session report FILE
@@ -101,10 +101,16 @@ Lens at a level, or through rtk, and the task's verifier decides.
   transcripts
           read real agent transcripts (Claude Code stream-json or session logs
           under ~/.claude/projects, codex exec --json or session logs under
-          ~/.codex/sessions, cursor-agent stream-json) and report what Lens would
-          have shown for every shell call: bytes and estimated tokens, raw and
-          through Lens, per command family, and the commands no shape covers.
-          Spends nothing; --json writes the full record
+          ~/.codex/sessions, Gemini CLI stream-json or chat recordings under
+          ~/.gemini/tmp/*/chats, cursor-agent stream-json, opencode run --format
+          json) and report what Lens would have shown for every shell call:
+          bytes and estimated tokens, raw and through Lens, per command family,
+          and the commands no shape covers. A result that already is a Lens
+          view (a hook delivered it) counts the bytes the command printed: as
+          the transcript records them (a Codex rollout), else as the store at
+          --store DIR (default $LENS_STORE) kept them for the view's handle,
+          else estimated from its markers' line counts. Spends nothing; --json
+          writes the full record
 
 Examples:
   harness plan --driver claude
@@ -1095,10 +1101,16 @@ fn session(args: &[String]) -> Result<()> {
 fn transcripts(args: &[String]) -> Result<()> {
     let mut files = Vec::new();
     let mut json_out = None;
+    let mut store = std::env::var_os("LENS_STORE").map(PathBuf::from);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--json" => json_out = Some(PathBuf::from(it.next().context("--json needs a file")?)),
+            "--store" => {
+                store = Some(PathBuf::from(
+                    it.next().context("--store needs a directory")?,
+                ))
+            }
             f if f.starts_with("--") => bail!("unknown argument {f:?}; see harness --help"),
             f => files.push(f.to_string()),
         }
@@ -1118,7 +1130,12 @@ fn transcripts(args: &[String]) -> Result<()> {
             }
         };
         match harness::transcript::parse(&text) {
-            Ok(t) => read.push((f.clone(), t)),
+            Ok(mut t) => {
+                if let Some(dir) = &store {
+                    harness::replay::printed_from_store(&mut t, dir);
+                }
+                read.push((f.clone(), t))
+            }
             Err(e) => {
                 eprintln!("harness: skipping {f}: {e}");
                 skipped += 1;
