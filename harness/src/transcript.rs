@@ -157,6 +157,55 @@ fn lines(text: &str) -> impl Iterator<Item = Value> + '_ {
         .filter(Value::is_object)
 }
 
+/// The newest session `cli` persisted with HOME at `home`, where it keeps what
+/// the model read: Codex's rollout (`.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`,
+/// CODEX_HOME being `home/.codex`), Gemini CLI's chat recording
+/// (`.gemini/tmp/<project>/chats/session-*.jsonl`). `None` for another CLI or
+/// when there is none.
+pub fn persisted(cli: &str, home: &std::path::Path) -> Option<std::path::PathBuf> {
+    let (root, prefix, depth) = match cli {
+        "codex" => (home.join(".codex/sessions"), "rollout-", 4),
+        "gemini" => (home.join(".gemini/tmp"), "session-", 3),
+        _ => return None,
+    };
+    fn walk(dir: &std::path::Path, depth: usize, prefix: &str, into: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if depth > 1 {
+                walk(&p, depth - 1, prefix, into);
+            } else if p.is_file()
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(prefix) && n.ends_with(".jsonl"))
+            {
+                into.push(p);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(&root, depth, prefix, &mut found);
+    found
+        .into_iter()
+        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+}
+
+/// A session's print-mode stream with its shell calls as the CLI persisted
+/// them: Codex's `exec --json` holds the command's own output and Gemini
+/// CLI's stream-json an empty result where an after-tool hook answered with a
+/// view, while the rollout and the chat recording hold what the model read.
+/// Tokens, turns and the agent stay the stream's (the chat recording leaves
+/// out the router's calls); the calls, their results and their bytes are the
+/// persisted session's.
+pub fn with_persisted(mut stream: Transcript, saved: &Transcript) -> Transcript {
+    stream.shell = saved.shell.clone();
+    stream.tool_calls = saved.tool_calls;
+    stream.tool_result_bytes = saved.tool_result_bytes;
+    if stream.agent.version.is_none() {
+        stream.agent.version = saved.agent.version.clone();
+    }
+    stream
+}
+
 /// Which format `text` is, from its events; `None` when it is none of them.
 pub fn detect(text: &str) -> Option<Format> {
     let mut claude_stream = false;

@@ -546,3 +546,66 @@ fn opencode_decides_the_same_with_lens() {
         },
     );
 }
+
+// Where Codex and Gemini CLI keep what the model read of a hooked call (their
+// print-mode streams do not): the rollout under CODEX_HOME/sessions, the chat
+// recording under ~/.gemini/tmp/<project>/chats. `harness transcripts` reads
+// each, finds the hook's view as the model server received it, and counts
+// what `git status` printed: from the rollout's record of the call (Codex),
+// from the store for the view's handle (Gemini CLI).
+#[test]
+fn hooked_codex_and_gemini_persist_the_view_the_model_read() {
+    use harness::transcript::{parse, persisted};
+    for (cli, args) in [
+        (
+            AgentCli::Codex,
+            &[
+                "-s",
+                "workspace-write",
+                "-c",
+                "approval_policy=\"never\"",
+                "--dangerously-bypass-hook-trust",
+            ][..],
+        ),
+        (AgentCli::Gemini, &["--approval-mode", "yolo"][..]),
+    ] {
+        if !available(cli) {
+            continue;
+        }
+        let arm = Arm::new(cli, "persisted", true);
+        arm.install(cli);
+        let out = arm.run(cli, &[BIG, SMALL], args, &[]);
+        let read = out.tool_results();
+        assert_eq!(read.len(), 2, "{}", out.describe());
+        assert!(handle(&read[0].text).is_some(), "{}", read[0].text);
+        let file = persisted(cli.name(), &arm.home())
+            .unwrap_or_else(|| panic!("{}: no persisted session", cli.name()));
+        let mut t = parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let cmds: Vec<&str> = t.shell.iter().map(|c| c.command.as_str()).collect();
+        assert_eq!(cmds, [BIG, SMALL], "{}", file.display());
+        // The view, as the model server received it (inside the CLI's frame).
+        assert!(t.shell[0].is_lens_view(), "{}", t.shell[0].output);
+        assert!(
+            read[0].text.contains(t.shell[0].output.trim_end()),
+            "{}: {:?} is not in {:?}",
+            cli.name(),
+            t.shell[0].output,
+            read[0].text
+        );
+        assert!(!t.shell[1].is_lens_view());
+        if cli == AgentCli::Gemini {
+            let store = arm.root.join("lens/store");
+            assert_eq!(harness::replay::printed_from_store(&mut t, &store), 1);
+        }
+        let r = harness::replay::replay(&t.shell[0], cli.name());
+        assert_eq!(r.fate, harness::replay::Fate::AlreadyLens);
+        // Gemini CLI hands its hook the output without its last newline, and
+        // the store keeps what the hook was handed.
+        let printed = match cli {
+            AgentCli::Gemini => git_status(&arm).trim_end_matches('\n').len(),
+            _ => git_status(&arm).len(),
+        };
+        assert_eq!(r.raw_bytes, printed as u64, "{}", cli.name());
+        assert!(r.view_bytes * 10 < r.raw_bytes, "{r:?}");
+    }
+}

@@ -426,3 +426,26 @@ fn a_hooked_gemini_chat_recording_counts_the_views_from_markers_or_the_store() {
     );
     std::fs::remove_dir_all(&store).unwrap();
 }
+
+// Gemini CLI's stream-json of the same hooked session has an empty result
+// for each call the hook answered; with its chat recording the calls are what
+// the model read, and the tokens stay the stream's (which count the router's
+// calls the recording leaves out). A real-model hook cell reads it so.
+#[test]
+fn a_hooked_gemini_stream_takes_its_calls_from_the_chat_recording() {
+    use harness::transcript::with_persisted;
+    let stream = parse(&agent_fixture("gemini-stream-hooked.jsonl")).unwrap();
+    assert_eq!(stream.format, Format::GeminiStream);
+    assert!(stream.shell[0].output.is_empty() && stream.shell[1].output.is_empty());
+    let o = Outcome::from_transcript(&stream);
+    assert_eq!(o.views, 0);
+    let chat = parse(&agent_fixture("gemini-chat-hooked.jsonl")).unwrap();
+    let t = with_persisted(stream.clone(), &chat);
+    let o = Outcome::from_transcript(&t);
+    assert_eq!(o.views, 2);
+    assert_eq!(o.bytes_read, chat.shell_bytes());
+    assert_eq!(o.commands, ["git status", "seq 1 3000", "ls; exit 3"]);
+    assert_eq!(o.tokens, stream.tokens);
+    assert_eq!(o.tokens.unwrap().input, 59_588);
+    assert_eq!(o.turns, stream.turns);
+}

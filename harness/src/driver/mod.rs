@@ -647,7 +647,18 @@ impl Driver {
         let run = run_limited(cmd, Duration::from_secs(task.time_limit_s))?;
         let text = String::from_utf8_lossy(&run.stdout);
         let format = self.format().expect("a real driver");
-        let mut outcome = Outcome::from_transcript(&transcript::parse_as(&text, format));
+        let mut t = transcript::parse_as(&text, format);
+        if how.hook {
+            // What the model read of a hooked call is in the session Codex or
+            // Gemini CLI persisted under the cell's HOME, not in its stream.
+            let saved = transcript::persisted(self.name(), how.home)
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .and_then(|text| transcript::parse(&text).ok());
+            if let Some(saved) = saved {
+                t = transcript::with_persisted(t, &saved);
+            }
+        }
+        let mut outcome = Outcome::from_transcript(&t);
         outcome.exit = run.exit;
         outcome.stderr = run.stderr_tail;
         Ok(outcome)
