@@ -175,3 +175,100 @@ fn the_guest_reaches_the_broker_and_nothing_else() {
     assert_eq!(read("direct"), "", "the guest reached the host directly");
     std::fs::remove_dir_all(&scratch).unwrap();
 }
+
+// What a real CLI in a microVM cell with the scripted model goes through: the
+// guest holds only the placeholder and calls the broker, which puts the real
+// value in its place on the way to the model server on the host's loopback.
+// The model server never sees the placeholder, and the real value never
+// reaches the guest (not in the answer, not on the console).
+#[test]
+#[ignore = "needs qemu-system-x86 and make image-boot; run by make vm-smoke"]
+fn the_broker_hands_the_scripted_model_the_real_key_and_the_guest_the_placeholder() {
+    use harness::model_server::{Script, Server};
+    let key = "sk-test-REAL-fedcba9876543210";
+    let ph = placeholder_for(key);
+    let server = Server::start(Script::commands(vec!["git status".into()], "Done.")).unwrap();
+    let broker = Broker::start(Config {
+        upstream: server.url(),
+        header: "x-api-key".into(),
+        prefix: String::new(),
+        key: key.into(),
+        placeholder: ph.clone(),
+    })
+    .unwrap();
+    let scratch = std::env::temp_dir().join(format!("vm-smoke-model-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let staged = scratch.join("job");
+    std::fs::create_dir_all(&staged).unwrap();
+    // One Messages call as Claude Code makes it, with the key it was given.
+    let body = r#"{"model":"claude-scripted","max_tokens":64,"stream":false,"messages":[{"role":"user","content":"Run the commands."}],"tools":[{"name":"Bash","description":"Run a shell command","input_schema":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}}]}"#;
+    std::fs::write(
+        staged.join("run.sh"),
+        format!(
+            "mkdir -p out\n\
+             export ANTHROPIC_API_KEY={ph}\n\
+             printf 'POST /v1/messages HTTP/1.1\\r\\nHost: 10.0.2.100\\r\\nx-api-key: %s\\r\\ncontent-type: application/json\\r\\ncontent-length: {len}\\r\\n\\r\\n%s' \
+               \"$ANTHROPIC_API_KEY\" '{body}' | timeout 10 nc 10.0.2.100 80 > out/answer\n\
+             env > out/env\n",
+            len = body.len()
+        ),
+    )
+    .unwrap();
+    let job = Job {
+        staged,
+        disk_mib: 16,
+        limit: Duration::from_secs(120),
+        broker_port: Some(broker.port),
+        readback: vec!["/out".into()],
+        echo: false,
+    };
+    let boot = machine().run(&job, &scratch.join("boot")).unwrap();
+    eprintln!("{}", boot.serial_tail(1000));
+    assert!(boot.started, "{:?}", boot.not_started());
+    let out = &boot.returned["/out"];
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap_or_default();
+    // The scripted model answered the guest: its first step, the shell call.
+    let answer = read("answer");
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    assert!(
+        answer.contains("tool_use") && answer.contains("git status"),
+        "{answer}"
+    );
+    // The model server got the real value, and nothing of the placeholder.
+    let seen = server.requests();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0].kind, "turn");
+    let api_key: Vec<&str> = seen[0]
+        .headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("x-api-key"))
+        .map(|(_, v)| v.as_str())
+        .collect();
+    assert_eq!(api_key, [key]);
+    assert!(
+        !seen[0].headers.iter().any(|(_, v)| v.contains(&ph)) && !seen[0].body.contains(&ph),
+        "the placeholder reached the model server: {:?}",
+        seen[0].headers
+    );
+    // The guest held the placeholder only, and never saw the real value.
+    assert!(read("env").contains(&format!("ANTHROPIC_API_KEY={ph}")));
+    for (what, text) in [
+        ("answer", answer.as_str()),
+        ("env", &read("env")),
+        ("serial", &boot.serial),
+    ] {
+        assert!(
+            !text.contains(key),
+            "the real key reached the guest's {what}"
+        );
+    }
+    let log = broker.log();
+    assert_eq!(
+        (
+            log.len(),
+            log.iter().filter(|e| e.refused.is_some()).count()
+        ),
+        (1, 0)
+    );
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
