@@ -468,7 +468,12 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
             c.task.time_limit_s
         );
     }
-    let mut missing = a.driver.preflight(a.model);
+    // Said before anything starts: every cell would fail the same way.
+    let mut missing = Vec::new();
+    if isolation == Isolation::Vm && a.model == Model::Scripted {
+        missing.push("--model scripted runs its cells with --isolation dir: the microVM cell behind the scripted model is not built yet (the image holds no agent CLI, and the cell does not route the broker to the model server)".to_string());
+    }
+    missing.extend(a.driver.preflight(a.model));
     if missing.is_empty() && !a.driver.simulated() {
         println!(
             "preflight: starting {} once on a trivial prompt, as a cell would{}...",
