@@ -230,7 +230,8 @@ struct Piece {
 /// A digest cut to `room` with its names first: every section heading, and
 /// every list's head (its key or rule, then `…`), are kept before anything else;
 /// then the other lines while each fits, the unusual ones first ([`unusual`]),
-/// then the rest in order; then the lists' items, one round at a time (every
+/// then the rest in order, or, under headings, by size ([`fill_sections`]);
+/// then the lists' items, one round at a time (every
 /// list's next item, then the next, …), the unusual items in rounds of their
 /// own before any other, so what went is what repeats. A list keeps its items in
 /// their order, each run of left-out items printed as one `…`. `None` when the
@@ -248,14 +249,21 @@ fn names_first(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
     let mut left = room.checked_sub(reserved)?;
     let (rare_line, rare_item) = unusual(pieces);
     let mut text = vec![false; pieces.len()];
-    for rare in [true, false] {
+    let is_line = |k: usize| {
+        let p = &pieces[k];
+        !p.heading && p.items.is_empty() && !p.extra
+    };
+    for (k, p) in pieces.iter().enumerate() {
+        if is_line(k) && rare_line[k] && p.len() < left {
+            left -= p.len() + 1;
+            text[k] = true;
+        }
+    }
+    if pieces.iter().any(|p| p.heading) {
+        fill_sections(pieces, &is_line, &mut text, &mut left);
+    } else {
         for (k, p) in pieces.iter().enumerate() {
-            if !p.heading
-                && p.items.is_empty()
-                && !p.extra
-                && rare_line[k] == rare
-                && p.len() < left
-            {
+            if is_line(k) && !text[k] && p.len() < left {
                 left -= p.len() + 1;
                 text[k] = true;
             }
@@ -331,6 +339,53 @@ fn names_first(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
         }
     }
     Some((out, unlisted))
+}
+
+/// The lines under a sectioned digest's headings (a commit's or a file's hunks),
+/// placed in what `left` holds: first whole sections, the smallest first, so the
+/// most commits or files show everything they changed; then, in what is still
+/// left, single hunks of the sections too large to show whole, the smallest
+/// first. A hunk is one piece: shown whole or not at all. Which stays is chosen
+/// by size only; the digest prints them in their places.
+fn fill_sections(
+    pieces: &[Piece],
+    is_line: &dyn Fn(usize) -> bool,
+    text: &mut [bool],
+    left: &mut usize,
+) {
+    let mut sections: Vec<Vec<usize>> = vec![Vec::new()];
+    for (k, p) in pieces.iter().enumerate() {
+        if p.heading {
+            sections.push(Vec::new());
+        } else if is_line(k) && !text[k] {
+            sections.last_mut().expect("one section").push(k);
+        }
+    }
+    let cost = |s: &[usize]| s.iter().map(|&k| pieces[k].len() + 1).sum::<usize>();
+    sections.retain(|s| !s.is_empty());
+    sections.sort_by_key(|s| cost(s));
+    for s in &sections {
+        let c = cost(s);
+        if c <= *left {
+            *left -= c;
+            for &k in s {
+                text[k] = true;
+            }
+        }
+    }
+    let mut rest: Vec<usize> = sections
+        .concat()
+        .into_iter()
+        .filter(|&k| !text[k])
+        .collect();
+    rest.sort_by_key(|&k| pieces[k].len());
+    for k in rest {
+        if pieces[k].len() >= *left {
+            break;
+        }
+        *left -= pieces[k].len() + 1;
+        text[k] = true;
+    }
 }
 
 /// Which of a digest's lines (those without items) and which of its lists'
@@ -1010,6 +1065,85 @@ mod tests {
         let (out, unlisted) = listing.lines_within(&doc, Detail::Full, 200);
         assert!(unlisted > 0);
         assert!(out[0].contains("node3.dump(52428800)"), "{out:?}");
+    }
+
+    /// A `git log -p` digest: a heading per commit, under it its hunks, each of
+    /// `sizes[c][h]` changed lines.
+    fn log_p(sizes: &[Vec<usize>]) -> Digest {
+        let sections = sizes
+            .iter()
+            .enumerate()
+            .map(|(c, hunks)| {
+                let mut lines = Vec::new();
+                for (h, &n) in hunks.iter().enumerate() {
+                    lines.push(format!("@@ -{c}{h},0 +{c}{h},{n} @@"));
+                    lines.extend((0..n).map(|i| format!("+value_{c}_{h}_{i} = {}", i * 7)));
+                }
+                (
+                    format!("{c:07x} Change {c} (Ada Okafor, 2026-01-0{})", c % 9 + 1),
+                    lines,
+                )
+            })
+            .collect();
+        Digest {
+            body: Body::Sections(sections),
+            ..Digest::of_lines(Stream::Stdout, 0, 0, Vec::new())
+        }
+    }
+
+    #[test]
+    fn a_cut_log_p_shows_the_most_commits_whole_the_smallest_first() {
+        let argv = vec![];
+        let doc = Doc::new(&argv, "", "", 0);
+        // The newest commit's change is large, the fourth's one line.
+        let d = log_p(&[vec![6], vec![6], vec![5], vec![1], vec![2], vec![6]]);
+        let headings: usize = d
+            .lines(&doc, Detail::Full)
+            .iter()
+            .filter(|l| l.contains(" Change "))
+            .map(|l| l.len() + 1)
+            .sum();
+        let (out, unlisted) = d.lines_within(&doc, Detail::Full, headings + 130);
+        let text = out.join("\n");
+        assert!(
+            text.contains("@@ -30,0 +30,1 @@\n+value_3_0_0 = 0"),
+            "{text}"
+        );
+        assert!(text.contains("@@ -40,0 +40,2 @@"), "{text}");
+        assert!(
+            !text.contains("@@ -00,"),
+            "the newest, largest hunk went first: {text}"
+        );
+        // Every commit is still there, each hunk whole or absent.
+        assert_eq!(out.iter().filter(|l| l.contains(" Change ")).count(), 6);
+        assert_eq!(unlisted, 4);
+    }
+
+    proptest::proptest! {
+        /// A cut `git log -p` digest fits its room, keeps every commit when the
+        /// commits fit, and shows each hunk whole or not at all.
+        #[test]
+        fn a_cut_log_p_keeps_every_commit_and_only_whole_hunks(
+            sizes in proptest::collection::vec(proptest::collection::vec(1usize..8, 0..4), 1..20),
+            slack in 0usize..1500,
+        ) {
+            let argv = vec![];
+            let doc = Doc::new(&argv, "", "", 0);
+            let d = log_p(&sizes);
+            let whole = d.lines(&doc, Detail::Full);
+            let headings: usize = whole.iter().filter(|l| l.contains(" Change ")).map(|l| l.len() + 1).sum();
+            let room = headings + slack;
+            let (out, _) = d.lines_within(&doc, Detail::Full, room);
+            let size: usize = out.iter().map(|l| l.len() + 1).sum();
+            proptest::prop_assert!(size <= room, "{size} bytes in a room of {room}");
+            proptest::prop_assert_eq!(out.iter().filter(|l| l.contains(" Change ")).count(), sizes.len());
+            for (i, l) in out.iter().enumerate() {
+                let Some(spec) = l.strip_prefix("@@ -") else { continue };
+                let n: usize = spec.split(',').nth(2).and_then(|x| x.split(' ').next()).unwrap().parse().unwrap();
+                let got = out[i + 1..].iter().take_while(|l| l.starts_with('+')).count();
+                proptest::prop_assert_eq!(got, n, "hunk {} shown in part: {:?}", l, out);
+            }
+        }
     }
 
     /// `slots` as first written, over a vector of characters.
