@@ -234,15 +234,18 @@ struct Piece {
 /// then the lists' items, one round at a time (every
 /// list's next item, then the next, …), the unusual items in rounds of their
 /// own before any other, so what went is what repeats. A list keeps its items in
-/// their order, each run of left-out items printed as one `…`. `None` when the
+/// their order, each run of left-out items printed as one `… +N`. `None` when the
 /// names alone do not fit.
 fn names_first(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
-    const MORE: &str = "…";
+    // A run of left-out items prints as `… +N`, N the items it stands for, so
+    // a reader sees how much of the list is not shown; the room held for one is
+    // that of a six-digit count.
+    const MORE: usize = "… +999999".len();
     let reserved: usize = pieces
         .iter()
         .map(|p| match (p.heading, p.items.is_empty()) {
             (true, _) => p.len() + 1,
-            (false, false) => p.head.len() + MORE.len() + 1,
+            (false, false) => p.head.len() + MORE + 1,
             (false, true) => 0,
         })
         .sum();
@@ -296,8 +299,8 @@ fn names_first(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
                 let gap_before = n > 0 && !t[n - 1];
                 let gap_after = n + 1 < p.items.len() && !t[n + 1];
                 let tokens = usize::from(gap_before) + usize::from(gap_after);
-                let cost = p.items[n].len() + tokens * (MORE.len() + p.sep.len());
-                let cost = cost.saturating_sub(MORE.len());
+                let cost = p.items[n].len() + tokens * (MORE + p.sep.len());
+                let cost = cost.saturating_sub(MORE);
                 if cost > left {
                     return false;
                 }
@@ -324,16 +327,22 @@ fn names_first(pieces: &[Piece], room: usize) -> Option<(Vec<String>, usize)> {
         if p.heading || (p.items.is_empty() && text[k]) {
             out.push(p.render());
         } else if !p.items.is_empty() {
-            let mut tokens: Vec<&str> = Vec::new();
+            let mut tokens: Vec<String> = Vec::new();
+            let mut run = 0;
             for (n, item) in p.items.iter().enumerate() {
                 if taken[k][n] {
-                    tokens.push(item);
+                    if run > 0 {
+                        tokens.push(format!("… +{run}"));
+                        run = 0;
+                    }
+                    tokens.push(item.clone());
                 } else {
                     unlisted += 1;
-                    if n == 0 || taken[k][n - 1] {
-                        tokens.push(MORE);
-                    }
+                    run += 1;
                 }
+            }
+            if run > 0 {
+                tokens.push(format!("… +{run}"));
             }
             out.push(format!("{}{}", p.head, tokens.join(p.sep)));
         }
@@ -1020,7 +1029,7 @@ mod tests {
                 ..Digest::of_lines(Stream::Stdout, 0, 0, Vec::new())
             };
             let whole: usize = listing.lines(&doc, Detail::Full).iter().map(|l| l.len() + 1).sum();
-            let names: usize = (0..files).map(|f| format!("src/m{f}.rs: …").len() + 1).sum();
+            let names: usize = (0..files).map(|f| format!("src/m{f}.rs: … +999999").len() + 1).sum();
             let room = (names + odd.len() + 16 + slack).min(whole - 1);
             let (out, unlisted) = listing.lines_within(&doc, Detail::Full, room);
             proptest::prop_assert!(unlisted > 0);
