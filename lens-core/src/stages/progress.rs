@@ -28,6 +28,15 @@ static PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
         // apt, docker
         r"|(?:Get|Hit|Ign):\d+ |Reading package lists|Building dependency tree|Reading state information|Selecting previously unselected|Preparing to unpack|Setting up |Processing triggers",
         r"|[0-9a-f]{12}: (?:Pulling fs layer|Waiting|Downloading|Verifying Checksum|Download complete|Extracting|Pull complete)",
+        // BuildKit's steps (a failed step says ERROR and is not progress)
+        r"|\s*=> (?:=> )?(?:CACHED )?\[[^\]]+\] ",
+        r"|\s*=> (?:=> )?(?:exporting|writing image|naming to|resolving provenance|load build definition|transferring) ",
+        // Maven's artifact transfers, Gradle's task and configuration lines (a
+        // task that failed says FAILED and is not progress), Android's
+        // instrumentation protocol
+        r"|\[INFO\] Download(?:ing|ed) from \S+: ",
+        r"|> Task :\S+(?: (?:UP-TO-DATE|NO-SOURCE|SKIPPED|FROM-CACHE))?$|> Configure project :?\S*$",
+        r"|INSTRUMENTATION_STATUS(?:_CODE)?: ",
         // make recursion noise, and the compiler command lines make echoes
         r"|make(?:\[\d+\])?: (?:Entering|Leaving) directory",
         r"|(?:cc|gcc|g\+\+|c\+\+|clang|clang\+\+|\S+-gcc)\s.*\s-c\s",
@@ -113,6 +122,10 @@ fn might_be_progress(text: &str) -> bool {
             .iter()
             .any(|p| first.starts_with(p))
         || first.ends_with("-gcc")
+        || first == "=>"
+        || first == ">" && (t.starts_with("> Task :") || t.starts_with("> Configure project"))
+        || first == "[INFO]" && t[6..].starts_with(" Download")
+        || first.starts_with("INSTRUMENTATION_STATUS")
         || [
             "idealTree",
             "reify",
@@ -190,6 +203,16 @@ mod tests {
             "cc -O2 -Wall -c src/a.c -o build/a.o",
             "  CC      drivers/net/foo.o",
             " 45%|████████████          | 45/100",
+            "[INFO] Downloading from central: https://repo.maven.apache.org/maven2/a/b/1/b-1.pom",
+            "[INFO] Downloaded from central: https://repo.maven.apache.org/maven2/a/b/1/b-1.pom (3 kB at 90 kB/s)",
+            "> Task :app:compileDebugKotlin UP-TO-DATE",
+            "> Task :core:test",
+            "> Configure project :app",
+            "INSTRUMENTATION_STATUS: numtests=2",
+            "INSTRUMENTATION_STATUS_CODE: 1",
+            " => [web 2/4] WORKDIR /app                                         0.1s",
+            " => CACHED [api 3/5] COPY package.json ./                          0.0s",
+            " => => naming to docker.io/library/shop-web                        0.0s",
         ] {
             assert!(is_progress(l), "{l}");
         }
@@ -201,6 +224,12 @@ mod tests {
             "Installing: the answer",
             "  |     ^^^^^^^^ expected `u32`",
             "- a list item",
+            "> Task :app:compileDebugKotlin FAILED",
+            "[INFO] Building jar: target/app-1.0.jar",
+            "[ERROR] Failed to download from central: https://repo.maven.apache.org/x",
+            " => ERROR [web 4/4] RUN npm ci                                     3.2s",
+            "INSTRUMENTATION_RESULT: stream=",
+            "=> a quoted arrow",
         ] {
             assert!(!is_progress(l), "{l}");
         }
