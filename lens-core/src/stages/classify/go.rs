@@ -11,8 +11,8 @@
 //! stdout`) holds the same reports as objects, each with the source lines it
 //! quotes and byte offsets. Its digest is one line per issue in the form the
 //! text output prints (`path.go:line:col: message (linter, severity)`), so every
-//! location, message, linter and severity stays; the quoted source (which the
-//! file holds) and the offsets are in the stored output.
+//! location, message, linter and severity stays; the offsets, and past a handful
+//! of issues the quoted source (which the file holds), are in the stored output.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use super::Found;
 use crate::doc::{Doc, Finding, Severity};
+use crate::stages::excerpt::HANDFUL;
 
 static REPORT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:vet: )?(\S+?\.go:\d+:\d+): (.+?)(?: \(([a-z][a-z0-9-]*)\))?$")
@@ -99,6 +100,18 @@ pub(super) fn lint_report(v: &Value) -> Option<Vec<String>> {
         }
         files.insert(file);
         lines.push(format!("{at}: {text} ({})", said.join(", ")));
+        // A handful of issues keep the source they quote, as a handful of causes
+        // keep their excerpts; past that the file holds it.
+        if issues.len() <= HANDFUL {
+            let quoted = issue.get("SourceLines").and_then(Value::as_array);
+            lines.extend(
+                quoted
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(String::from),
+            );
+        }
     }
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     lines[0] = format!(
@@ -299,6 +312,19 @@ ok  \texample.com/ledger/money\t0.004s
         ] {
             assert!(view.contains(needle), "{needle} in {view}");
         }
+    }
+
+    #[test]
+    fn a_handful_of_issues_keep_the_source_they_quote() {
+        let one = r#"{"Issues":[{"FromLinter":"errcheck","Text":"Error return value of `f.Close` is not checked","Severity":"error","SourceLines":["\tdefer f.Close()"],"Pos":{"Filename":"store/file.go","Line":31,"Column":13,"Offset":0}}]}"#;
+        assert_eq!(
+            testing::digest_lines(&format!("{one}\n")),
+            vec![
+                "1 issue in 1 file",
+                "store/file.go:31:13: Error return value of `f.Close` is not checked (errcheck, error)",
+                "\tdefer f.Close()",
+            ]
+        );
     }
 
     #[test]
