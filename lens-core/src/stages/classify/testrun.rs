@@ -1,7 +1,9 @@
 //! Test runners: the per-test result lines of cargo test, pytest (progress and -v),
-//! go test -v, node's test runner and TAP, and jest/vitest. A run of them becomes
-//! one count line naming every failure; the failures' own sections, and the
-//! runner's summary, stay as printed.
+//! go test -v, node's test runner and TAP, jest/vitest, and Gradle's
+//! (`com.example.FooTest > adds PASSED`). A run of them becomes one count line
+//! naming every failure; the failures' own sections, and the runner's summary,
+//! stay as printed. Gradle prints a failed test's trace right under its `FAILED`
+//! line, so that line ends a run and stays above its trace.
 
 use std::sync::LazyLock;
 
@@ -50,6 +52,8 @@ static GO_PACKAGE: LazyLock<Regex> =
 /// (eight spaces).
 static GO_LOG: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^ {4,}(?:\S+_test\.go:\d+: |\s)").expect("compiles"));
+static GRADLE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\S+ > \S.*? (PASSED|FAILED|SKIPPED)$").expect("compiles"));
 static TAP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(not ok|ok) \d+ - (.+)$").expect("compiles"));
 
@@ -81,6 +85,17 @@ fn outcome(text: &str, colon: bool) -> Option<Outcome> {
             } else {
                 Outcome::Package
             });
+        }
+    }
+    let gradle = text.contains(" > ")
+        && (text.ends_with(" PASSED") || text.ends_with(" FAILED") || text.ends_with(" SKIPPED"));
+    if gradle && !first.contains("::") {
+        if let Some(c) = GRADLE.captures(text) {
+            return match &c[1] {
+                "PASSED" => Some(Outcome::Pass),
+                "SKIPPED" => Some(Outcome::Skip),
+                _ => None,
+            };
         }
     }
     let maybe = text.starts_with("test ")
@@ -467,6 +482,25 @@ mod tests {
              \x20   geom_test.go:12: Scale(10, 33) = 3, want 4\n\
              --- FAIL: TestScale (0.00s)\n\
              \x20   --- FAIL: TestScale/third (0.00s)"
+        );
+    }
+
+    #[test]
+    fn gradles_passed_tests_are_counted_and_a_failed_one_stays_above_its_trace() {
+        let out = "> Task :app:testDebugUnitTest\n\
+com.acme.CartTest > addsItem PASSED\n\
+com.acme.CartTest > removesItem PASSED\n\
+com.acme.CartTest > emptiesCart SKIPPED\n\
+com.acme.PriceTest > rounds PASSED\n\
+com.acme.PriceTest > discounts FAILED\n\
+\x20   java.lang.AssertionError: expected:<90> but was:<100>\n\
+\x20       at com.acme.PriceTest.discounts(PriceTest.kt:31)\n\
+com.acme.PriceTest > taxes PASSED\n\
+\n\
+6 tests completed, 1 failed, 1 skipped\n";
+        assert_eq!(
+            digest(out),
+            vec![(1, 5, "4 tests: 3 passed, 1 skipped".to_string())]
         );
     }
 
