@@ -66,6 +66,8 @@ pub enum Reason {
     Cause,
     /// Source quoted by a finding, which the file already holds.
     Excerpt,
+    /// Stack frames in the JDK or a test runner, between frames that stay.
+    Frames,
     /// Stands in a grouped summary line.
     Grouped,
     /// Dropped by a configured pattern.
@@ -89,6 +91,7 @@ impl Reason {
             Reason::Repeat => "repeat",
             Reason::Cause => "cause",
             Reason::Excerpt => "excerpt",
+            Reason::Frames => "frames",
             Reason::Grouped => "grouped",
             Reason::Pattern => "pattern",
             Reason::Budget => "budget",

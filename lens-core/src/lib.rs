@@ -4,7 +4,8 @@
 //! and a fate but never rewrite or renumber. The stages run in order: `progress`
 //! collapses redraws and `Compiling …` runs, `blocks` groups lines that belong
 //! together, `classify` says which lines are failures, warnings and summaries,
-//! configured patterns apply, `dedupe` drops repeats, `context` force-keeps failures
+//! configured patterns apply, `frames` drops a stack trace's runs of test-runner
+//! and JDK frames, `dedupe` drops repeats, `context` force-keeps failures
 //! with their neighbours, and `rank` fits the rest under the budget. Where every
 //! line is distinct and real (fifty findings, a commit log, a listing), `cause` and
 //! the classify shapes put a digest in place of the region: one marker, then a
@@ -156,6 +157,7 @@ pub fn annotate(doc: &mut Doc, opts: &Options) {
     stages::blocks::run(doc);
     stages::classify::run(doc);
     stages::patterns::run(doc, &opts.keep, &opts.drop);
+    stages::frames::run(doc);
     stages::cause::run(doc);
     stages::excerpt::run(doc);
     stages::cause::apply(doc, opts.budget);
