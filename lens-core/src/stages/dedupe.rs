@@ -1,22 +1,45 @@
 //! Dedupe: a line repeated right after itself, or a block identical to one already
-//! shown, is dropped; the marker carries how many repeats went.
+//! shown, is dropped; the marker carries how many repeats went. A run of repeats
+//! shorter than the marker that would stand for it stays: eliding it would make
+//! the view longer.
 
 use std::collections::HashMap;
 
 use crate::doc::{Class, Doc, Reason};
 use crate::handle::{chunk_hash, PrehashedState};
 
+/// Bytes of the shortest marker (`[lens: elided stdout 9-9 (1 line: repeat)
+/// handle=1a2b3c4d]` and its newline), which a run of repeats must outweigh.
+const MARKER_COST: usize = 60;
+
 /// Drops adjacent repeated lines and repeated multi-line blocks.
 pub fn run(doc: &mut Doc) {
     // Adjacent repeats, per stream (a stream boundary breaks a run).
-    for i in 1..doc.lines.len() {
-        let (prev, cur) = (&doc.lines[i - 1], &doc.lines[i]);
-        if prev.stream == cur.stream
-            && cur.class != Class::Blank
-            && cur.class != Class::Progress
-            && prev.text == cur.text
-        {
-            doc.lines[i].drop_for(Reason::Repeat);
+    let mut i = 1;
+    while i < doc.lines.len() {
+        let repeats = |j: usize| {
+            let (prev, cur) = (&doc.lines[j - 1], &doc.lines[j]);
+            prev.stream == cur.stream
+                && cur.class != Class::Blank
+                && cur.class != Class::Progress
+                && cur.shown()
+                && prev.text == cur.text
+        };
+        if !repeats(i) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < doc.lines.len() && repeats(i) {
+            i += 1;
+        }
+        let bytes: usize = doc.lines[start..i].iter().map(|l| l.text.len() + 1).sum();
+        // Next to a line already dropped the run joins that line's marker for free.
+        let beside_elided = i < doc.lines.len() && !doc.lines[i].shown();
+        if bytes >= MARKER_COST || beside_elided {
+            for l in &mut doc.lines[start..i] {
+                l.drop_for(Reason::Repeat);
+            }
         }
     }
     // Whole blocks seen before. Keyed by a hash of the block's text, confirmed by
@@ -70,9 +93,24 @@ mod tests {
 
     #[test]
     fn drops_adjacent_repeats() {
+        let a = "a line long enough that two repeats outweigh a marker";
         assert_eq!(
-            fates("a\na\na\nb\na\n"),
+            fates(&format!("{a}\n{a}\n{a}\nb\n{a}\n")),
             vec![true, false, false, true, true]
+        );
+    }
+
+    #[test]
+    fn a_repeat_shorter_than_its_marker_stays() {
+        let frame = "\tat x.Y.z(Y.java:1)";
+        assert_eq!(
+            fates(&format!("x\nx\nx\n{frame}\n{frame}\n{frame}\nend\n")),
+            vec![true, true, true, true, true, true, true]
+        );
+        // Three repeats of that frame outweigh it.
+        assert_eq!(
+            fates(&format!("{frame}\n{frame}\n{frame}\n{frame}\nend\n")),
+            vec![true, false, false, false, true]
         );
     }
 
