@@ -8,6 +8,12 @@
 //! as printed and ends the run. Their times, and each
 //! class's own test count, are in the stored output the marker names. The
 //! aggregate `Tests run:` line under `Results:` is not a class's and stays.
+//!
+//! Under a failed build Maven prints the same advice every time (re-run with
+//! `-e` or `-X`, read the help page, resume with `-rf`), seven lines or more
+//! tagged `[ERROR]`. Its digest is the lines in it that name something of this
+//! run (the reports directory, the help page, the module to resume from), as
+//! printed, under one line saying the rest is Maven's advice.
 
 use std::sync::LazyLock;
 
@@ -71,8 +77,82 @@ fn tagged(text: &str) -> bool {
         .any(|t| text.starts_with(t))
 }
 
-/// Adds a digest for every run of passed classes in `range`.
+/// The advice under a failed build: what each line of it is.
+#[derive(PartialEq)]
+enum Advice {
+    /// Says something of this run (a path, a page, a module): kept verbatim.
+    Names,
+    /// The same words under every failed build.
+    Boilerplate,
+}
+
+static ADVICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^\[ERROR\] ?(?:$|-> \[Help \d+\]$",
+        r"|To see the full stack trace of the errors, re-run Maven with the -e switch",
+        r"|Re-run Maven using the -X switch to enable full debug logging",
+        r"|For more information about the errors and possible solutions, please read the following articles:$",
+        r"|(?:See|Please refer to) dump files \(if any exist\)",
+        r"|After correcting the problems, you can resume the build with the command$)",
+    ))
+    .expect("compiles")
+});
+static ADVICE_NAMES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\[ERROR\] (?:\[Help \d+\] \S+$|(?:See|Please refer to) \S+ for the individual test results\.?$|  mvn <args> -rf \S+$)",
+    )
+    .expect("compiles")
+});
+
+fn advice(text: &str) -> Option<Advice> {
+    if !text.starts_with("[ERROR]") {
+        return None;
+    }
+    if ADVICE.is_match(text) {
+        Some(Advice::Boilerplate)
+    } else if ADVICE_NAMES.is_match(text) {
+        Some(Advice::Names)
+    } else {
+        None
+    }
+}
+
+/// Runs of advice shorter than this stay as printed.
+const MIN_ADVICE: usize = 4;
+
+/// Adds a digest for every run of Maven's advice in `range`.
+fn find_advice(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
+    let mut i = range.start;
+    while i < range.end {
+        if advice(&doc.lines[i].text).is_none() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut named = Vec::new();
+        while i < range.end {
+            match advice(&doc.lines[i].text) {
+                Some(Advice::Names) => named.push(doc.lines[i].text.to_string()),
+                Some(Advice::Boilerplate) => {}
+                None => break,
+            }
+            i += 1;
+        }
+        let boilerplate = i - start - named.len();
+        if i - start >= MIN_ADVICE && boilerplate > 0 {
+            let mut lines = vec![format!(
+                "{boilerplate} lines of Maven's advice (re-run with -e or -X, read the help page){}",
+                if named.is_empty() { "" } else { "; what it names:" }
+            )];
+            lines.extend(named);
+            out.digests.push(Digest::of_lines(stream, start, i, lines));
+        }
+    }
+}
+
+/// Adds a digest for every run of passed classes and of advice in `range`.
 pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
+    find_advice(doc, out, stream, range.clone());
     let text = |i: usize| doc.lines[i].text.as_ref();
     let mut i = range.start;
     while i < range.end {
@@ -267,5 +347,46 @@ org.opentest4j.AssertionFailedError: expected: <-5> but was: <0>
                 "x: Help, Parse"
             ]
         );
+    }
+
+    #[test]
+    fn mavens_advice_is_one_line_and_what_it_names() {
+        let out = "\
+[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:test (default-test) on project ledger: There are test failures.
+[ERROR] 
+[ERROR] See /w/ledger/target/surefire-reports for the individual test results.
+[ERROR] See dump files (if any exist) [date].dump, [date]-jvmRun[N].dump and [date].dumpstream.
+[ERROR] -> [Help 1]
+[ERROR] 
+[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.
+[ERROR] Re-run Maven using the -X switch to enable full debug logging.
+[ERROR] 
+[ERROR] For more information about the errors and possible solutions, please read the following articles:
+[ERROR] [Help 1] http://cwiki.apache.org/confluence/display/MAVEN/MojoFailureException
+[ERROR] 
+[ERROR] After correcting the problems, you can resume the build with the command
+[ERROR]   mvn <args> -rf :ledger
+";
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, out, "", 1);
+        super::super::run(&mut doc);
+        assert_eq!(doc.digests.len(), 1);
+        // The failure itself stays as printed.
+        assert_eq!((doc.digests[0].start, doc.digests[0].end), (1, 14));
+        assert_eq!(
+            testing::digest_lines(out),
+            vec![
+                "10 lines of Maven's advice (re-run with -e or -X, read the help page); what it names:",
+                "[ERROR] See /w/ledger/target/surefire-reports for the individual test results.",
+                "[ERROR] [Help 1] http://cwiki.apache.org/confluence/display/MAVEN/MojoFailureException",
+                "[ERROR]   mvn <args> -rf :ledger",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_error_among_the_advice_ends_it() {
+        let out = "[ERROR] -> [Help 1]\n[ERROR] \n[ERROR] cannot find symbol\n[ERROR] \n[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.\n";
+        assert!(testing::digest_lines(out).is_empty());
     }
 }
