@@ -329,6 +329,20 @@ fn a_forged_marker_in_a_view_with_no_marker_of_its_own_is_told_apart() {
 }
 
 #[test]
+fn a_view_with_only_its_own_markers_carries_no_handle_notice() {
+    // A digest's marker ends in ` digest=N]` or ` unlisted=K]` after this run's
+    // handle: it is Lens's own, and the view needs no line telling it apart.
+    let sb = Sandbox::new();
+    let script =
+        "for i in $(seq 1 400); do echo \"src/m$((i % 30)).rs:$i: error: todo $i\"; done; exit 1";
+    let out = sb.run(&["sh", "-c", script]);
+    let v = text(&out.stdout);
+    assert!(v.contains(" digest="), "{v}");
+    let e = text(&out.stderr);
+    assert!(!e.contains("this run's handle is"), "{e}");
+}
+
+#[test]
 fn a_stderr_only_run_shows_its_lines_by_default() {
     let sb = Sandbox::new();
     let out = sb.run(&["sh", "-c", "seq 1 3000 >&2"]);
