@@ -313,7 +313,10 @@ impl Capture {
             return Ok(());
         };
         sampler.push(chunk);
-        self.all_newlines += count_newlines(chunk);
+        // Counted once: the stream's newlines, and the head's when all of the
+        // chunk goes there (a pass over a gigabyte is a fraction of a second).
+        let newlines = count_newlines(chunk);
+        self.all_newlines += newlines;
         if let Some(&b) = chunk.last() {
             self.last_byte = b;
         }
@@ -326,7 +329,11 @@ impl Capture {
             if let Some(i) = head.iter().rposition(|&b| b == b'\n') {
                 self.stored_nl_end = self.stored + i as u64 + 1;
             }
-            self.head_newlines += count_newlines(head);
+            self.head_newlines += if after.is_empty() {
+                newlines
+            } else {
+                count_newlines(head)
+            };
             self.stored += head.len() as u64;
             if after.is_empty() && self.stored < shared.head_cap {
                 return Ok(());
