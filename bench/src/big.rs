@@ -390,16 +390,7 @@ pub fn process(runner: &Runner, lens: &Path, errors_bytes: u64) -> Result<Proces
     std::thread::sleep(std::time::Duration::from_millis(200));
     let t = Instant::now();
     drop(child.stdout.take());
-    let status = loop {
-        if let Some(s) = child.try_wait()? {
-            break s;
-        }
-        if t.elapsed().as_secs() > 60 {
-            let _ = child.kill();
-            break child.wait()?;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    };
+    let status = exit_within_a_minute(&mut child, t)?;
     let closed_reader_exit_secs = round3(t.elapsed().as_secs_f64());
     let closed_reader_stored_bytes = dir_bytes(&runner.store());
     // `lens yes | head -1`: head waits for a first line, then goes.
@@ -421,16 +412,7 @@ pub fn process(runner: &Runner, lens: &Path, errors_bytes: u64) -> Result<Proces
     if !head.success() {
         bail!("head -1 failed after lens yes");
     }
-    let head_status = loop {
-        if let Some(s) = lens_yes.try_wait()? {
-            break s;
-        }
-        if t.elapsed().as_secs() > 60 {
-            let _ = lens_yes.kill();
-            break lens_yes.wait()?;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    };
+    let head_status = exit_within_a_minute(&mut lens_yes, t)?;
     let head_one_secs = round3(t.elapsed().as_secs_f64());
     let head_one_stored_bytes = dir_bytes(&runner.store());
     // The bound: 1 GiB of 64-byte lines through `lens sh -c 'yes … | head -c'`.
@@ -495,6 +477,23 @@ pub fn process(runner: &Runner, lens: &Path, errors_bytes: u64) -> Result<Proces
         errors_rss_mib: round1(errors.rss_kib as f64 / 1024.0),
         errors_bytes,
     })
+}
+
+/// Waits for `child`, killing it a minute after `since`.
+fn exit_within_a_minute(
+    child: &mut std::process::Child,
+    since: Instant,
+) -> Result<std::process::ExitStatus> {
+    loop {
+        if let Some(s) = child.try_wait()? {
+            return Ok(s);
+        }
+        if since.elapsed().as_secs() > 60 {
+            let _ = child.kill();
+            return Ok(child.wait()?);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 /// The exit code a shell would show: 128 + the signal for a signal death.

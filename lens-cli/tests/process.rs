@@ -31,6 +31,18 @@ fn wait_within(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
     }
 }
 
+/// What a finished child printed on its piped stdout.
+fn stdout_of(child: &mut Child) -> String {
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    out
+}
+
 /// A shell running `script` with `$LENS` set to the binary and the sandbox's
 /// environment.
 fn shell(sb: &Sandbox, script: &str) -> Command {
@@ -129,14 +141,11 @@ fn a_flood_into_head_ends_as_it_would_raw() {
             Duration::from_secs(20),
             &format!("lens {cmd} | head -1"),
         );
-        let mut out = String::new();
-        child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut out)
-            .unwrap();
-        assert_eq!(out, format!("{first}\nexit 141\n"), "{cmd}");
+        assert_eq!(
+            stdout_of(&mut child),
+            format!("{first}\nexit 141\n"),
+            "{cmd}"
+        );
     }
     // What it stored is bounded, and the log says the closed pipe cut it short.
     assert!(
@@ -395,13 +404,7 @@ fn a_command_reading_the_terminal_is_in_its_foreground() {
     input.write_all(b"hello\n").unwrap();
     let status = wait_within(&mut child, Duration::from_secs(10), "lens reading /dev/tty");
     drop(input);
-    let mut out = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
+    let out = stdout_of(&mut child);
     assert!(status.success(), "{out}");
     assert!(out.contains("got hello"), "{out}");
 }
