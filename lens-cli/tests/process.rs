@@ -31,6 +31,14 @@ fn wait_within(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
     }
 }
 
+/// The stdout file of the one run in `store`, if there is one yet.
+fn stored_stdout(store: &Path) -> Option<String> {
+    std::fs::read_dir(store)
+        .ok()?
+        .flatten()
+        .find_map(|e| std::fs::read_to_string(e.path().join("stdout")).ok())
+}
+
 /// What a finished child printed on its piped stdout.
 fn stdout_of(child: &mut Child) -> String {
     let mut out = String::new();
@@ -98,6 +106,17 @@ fn a_closed_reader_ends_the_command_as_the_pipe_would_have() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // The reader goes once Lens holds `first` (a run past 250 ms is written to
+    // the store as it arrives): had it gone before, `echo` itself would have met
+    // the closed pipe, raw or not, and there would be nothing to store.
+    let t = Instant::now();
+    while stored_stdout(&sb.store()).is_none_or(|s| s != "first\n") {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "`first` never reached the store"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
     drop(child.stdout.take());
     let status = wait_within(
         &mut child,
