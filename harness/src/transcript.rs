@@ -145,6 +145,20 @@ pub struct Transcript {
 }
 
 impl Transcript {
+    /// Records a shell call whose result comes later, under the CLI's `id` for it.
+    fn open_call(&mut self, pending: &mut BTreeMap<String, usize>, id: &str, command: String) {
+        pending.insert(id.to_string(), self.shell.len());
+        self.shell.push(ShellCall {
+            command,
+            output: String::new(),
+            streams: None,
+            exit: None,
+            printed: None,
+        });
+    }
+}
+
+impl Transcript {
     /// Bytes of the shell results.
     pub fn shell_bytes(&self) -> u64 {
         self.shell.iter().map(|c| c.output.len() as u64).sum()
@@ -334,14 +348,7 @@ fn claude(text: &str, t: &mut Transcript) {
                         if let (Some(id), Some(c)) =
                             (b["id"].as_str(), b["input"]["command"].as_str())
                         {
-                            pending.insert(id.to_string(), t.shell.len());
-                            t.shell.push(ShellCall {
-                                command: c.to_string(),
-                                output: String::new(),
-                                streams: None,
-                                exit: None,
-                                printed: None,
-                            });
+                            t.open_call(&mut pending, id, c.to_string());
                         }
                     }
                 }
@@ -552,14 +559,7 @@ fn codex_rollout(text: &str, t: &mut Transcript) {
                         .or_else(|| p["action"]["command"].as_array().map(|v| argv_line(v))),
                 };
                 if let (Some(command), Some(id)) = (command, p["call_id"].as_str()) {
-                    pending.insert(id.to_string(), t.shell.len());
-                    t.shell.push(ShellCall {
-                        command,
-                        output: String::new(),
-                        streams: None,
-                        exit: None,
-                        printed: None,
-                    });
+                    t.open_call(&mut pending, id, command);
                 }
             }
             (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
@@ -676,14 +676,7 @@ fn gemini(text: &str, t: &mut Transcript) {
                     if let (Some(id), Some(c)) =
                         (e["tool_id"].as_str(), e["parameters"]["command"].as_str())
                     {
-                        pending.insert(id.to_string(), t.shell.len());
-                        t.shell.push(ShellCall {
-                            command: c.to_string(),
-                            output: String::new(),
-                            streams: None,
-                            exit: None,
-                            printed: None,
-                        });
+                        t.open_call(&mut pending, id, c.to_string());
                     }
                 }
             }
