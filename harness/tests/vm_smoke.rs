@@ -15,6 +15,23 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// Boots the staged job with the broker on `broker_port`, reading `/out` back;
+/// fails the test when the guest does not start.
+fn boot_with_broker(staged: PathBuf, broker_port: u16, scratch: &Path) -> vm::Boot {
+    let job = Job {
+        staged,
+        disk_mib: 16,
+        limit: Duration::from_secs(120),
+        broker_port: Some(broker_port),
+        readback: vec!["/out".into()],
+        echo: false,
+    };
+    let boot = machine().run(&job, &scratch.join("boot")).unwrap();
+    eprintln!("{}", boot.serial_tail(1000));
+    assert!(boot.started, "{:?}", boot.not_started());
+    boot
+}
+
 fn machine() -> Machine {
     let qemu = vm::find_qemu()
         .expect("qemu-system-x86_64 is not installed; apt-get install qemu-system-x86");
@@ -146,17 +163,7 @@ fn the_guest_reaches_the_broker_and_nothing_else() {
         ),
     )
     .unwrap();
-    let job = Job {
-        staged,
-        disk_mib: 16,
-        limit: Duration::from_secs(120),
-        broker_port: Some(broker.port),
-        readback: vec!["/out".into()],
-        echo: false,
-    };
-    let boot = machine().run(&job, &scratch.join("boot")).unwrap();
-    eprintln!("{}", boot.serial_tail(1000));
-    assert!(boot.started, "{:?}", boot.not_started());
+    let boot = boot_with_broker(staged, broker.port, &scratch);
     let out = &boot.returned["/out"];
     let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap_or_default();
     // busybox nc waits for input after the broker closes; timeout ends it.
@@ -214,17 +221,7 @@ fn the_broker_hands_the_scripted_model_the_real_key_and_the_guest_the_placeholde
         ),
     )
     .unwrap();
-    let job = Job {
-        staged,
-        disk_mib: 16,
-        limit: Duration::from_secs(120),
-        broker_port: Some(broker.port),
-        readback: vec!["/out".into()],
-        echo: false,
-    };
-    let boot = machine().run(&job, &scratch.join("boot")).unwrap();
-    eprintln!("{}", boot.serial_tail(1000));
-    assert!(boot.started, "{:?}", boot.not_started());
+    let boot = boot_with_broker(staged, broker.port, &scratch);
     let out = &boot.returned["/out"];
     let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap_or_default();
     // The scripted model answered the guest: its first step, the shell call.
