@@ -705,6 +705,15 @@ mod tests {
         context: 3,
     };
 
+    /// Caps whose head holds more than an opening shown early.
+    const SMALL_VIEW: Caps = Caps {
+        head_lines: 60,
+        head_bytes: 4 << 10,
+        tail_lines: 20,
+        tail_bytes: 2 << 10,
+        ..SMALL
+    };
+
     fn sample(caps: Caps, text: &[u8], cuts: &[usize]) -> Sample {
         let mut s = Sampler::new(caps);
         let mut at = 0;
@@ -719,6 +728,58 @@ mod tests {
 
     fn held(s: &Sample) -> Vec<(u32, &str)> {
         s.numbers.iter().copied().zip(s.text.lines()).collect()
+    }
+
+    proptest! {
+        /// The opening shown early and the view of the rest are one view: every
+        /// raw line is accounted for once, by a line shown at its number or by a
+        /// marker whose range starts where the last one ended.
+        #[test]
+        fn an_opening_and_the_view_after_it_number_every_line_once(
+            lines in 50usize..6000,
+            opening in 1usize..40,
+            error_at in 0usize..6000,
+        ) {
+            let mut text = String::new();
+            for i in 1..=lines {
+                if i == error_at {
+                    text.push_str("error: disk on fire\n");
+                } else {
+                    text.push_str(&format!("row {i}\n"));
+                }
+            }
+            let mut s = Sampler::new(SMALL_VIEW);
+            s.push(text.as_bytes());
+            let lead = String::from_utf8(s.leading(1 << 20, opening).to_vec()).unwrap();
+            let shown = lead.lines().count() as u32;
+            let sample = s.finish();
+            let rest = sample.after_leading(shown).unwrap();
+            let opts = crate::Options::new(crate::Level::Two, Some(crate::Handle::derive(&[b"p"], 0)));
+            let argv = vec!["seq".to_string()];
+            let input = crate::Input { part: Some(rest), raw_len: sample.bytes };
+            let empty = crate::Input { part: None, raw_len: 0 };
+            let (v, _, _) = crate::view_parts(&argv, input, empty, 0, &opts);
+            // No view means the rest is printed raw, after the opening.
+            let after = match v {
+                Some(v) => crate::marker::after_shown(&v, shown),
+                None => text[lead.len()..].to_string(),
+            };
+            let raw: Vec<&str> = text.lines().collect();
+            let (mut next, mut digest) = (1usize, 0usize);
+            for l in lead.lines().chain(after.lines()) {
+                if digest > 0 {
+                    digest -= 1;
+                } else if let Some(m) = crate::Marker::parse(l) {
+                    prop_assert_eq!(m.first as usize, next, "{}", l);
+                    next = m.last as usize + 1;
+                    digest = m.digest;
+                } else {
+                    prop_assert_eq!(raw.get(next - 1).copied(), Some(l), "line {}", next);
+                    next += 1;
+                }
+            }
+            prop_assert_eq!(next, lines + 1);
+        }
     }
 
     #[test]
