@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::broker::{placeholder_for, Broker, Config as BrokerConfig};
 use crate::driver::{Act, Driver, Model, Outcome, Tokens};
 use crate::env;
-use crate::isolation::vm::Job;
+use crate::isolation::vm::{Forward, Job};
 use crate::isolation::{Isolation, VmHost, VmRecord};
 use crate::stats;
 use crate::tasks::Task;
@@ -493,7 +493,10 @@ fn vm_cell(
         staged: staged.clone(),
         disk_mib: 4096,
         limit: Duration::from_secs(cell.task.time_limit_s + 600),
-        broker_port: broker.as_ref().map(|(b, _)| b.port),
+        broker: match &broker {
+            Some((b, _)) => Some(Forward::to_port(b.port)?),
+            None => None,
+        },
         readback: vec!["/out".into(), "/work".into()],
         echo: false,
     };

@@ -3,13 +3,15 @@
 //! read what it wrote back on the host. Ignored by plain `cargo test` because it
 //! needs qemu-system-x86 and the boot files; `make vm-smoke` runs it, and CI does.
 
+mod agents_ready;
 mod common;
+mod lens_bin;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use harness::broker::{placeholder_for, Broker, Config};
-use harness::isolation::vm::{self, Accel, Job, Machine};
+use harness::isolation::vm::{self, Accel, Forward, Job, Machine};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -22,7 +24,7 @@ fn boot_with_broker(staged: PathBuf, broker_port: u16, scratch: &Path) -> vm::Bo
         staged,
         disk_mib: 16,
         limit: Duration::from_secs(120),
-        broker_port: Some(broker_port),
+        broker: Some(forward(broker_port)),
         readback: vec!["/out".into()],
         echo: false,
     };
@@ -30,6 +32,14 @@ fn boot_with_broker(staged: PathBuf, broker_port: u16, scratch: &Path) -> vm::Bo
     eprintln!("{}", boot.serial_tail(1000));
     assert!(boot.started, "{:?}", boot.not_started());
     boot
+}
+
+/// The broker on `port`, each guest connection relayed by the harness binary.
+fn forward(port: u16) -> Forward {
+    Forward {
+        port,
+        relay: env!("CARGO_BIN_EXE_harness").into(),
+    }
 }
 
 fn machine() -> Machine {
@@ -80,7 +90,7 @@ fn boots_runs_a_command_and_returns_its_output() {
         staged,
         disk_mib: 32,
         limit: Duration::from_secs(120),
-        broker_port: None,
+        broker: None,
         readback: vec!["/out".into()],
         echo: false,
     };
@@ -119,7 +129,7 @@ fn a_guest_that_never_reaches_its_job_is_recorded_as_never_started() {
         staged: staged.clone(),
         disk_mib: 8,
         limit: Duration::from_secs(30),
-        broker_port: None,
+        broker: None,
         readback: vec!["/out".into()],
         echo: false,
     };
@@ -266,6 +276,207 @@ fn the_broker_hands_the_scripted_model_the_real_key_and_the_guest_the_placeholde
             log.iter().filter(|e| e.refused.is_some()).count()
         ),
         (1, 0)
+    );
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+/// The files a guest with no root image needs to run the host's `lens` (a
+/// glibc binary): the binary, and the loader and libraries it links, which the
+/// job's script puts where the loader looks (the initrd's root is writable).
+fn stage_lens(staged: &Path) {
+    let lens = repo().join("out/release/x86_64/lens");
+    assert!(
+        lens.is_file(),
+        "{} is missing; run make build",
+        lens.display()
+    );
+    std::fs::create_dir_all(staged.join("bin")).unwrap();
+    std::fs::create_dir_all(staged.join("sys/lib")).unwrap();
+    std::fs::copy(&lens, staged.join("bin/lens")).unwrap();
+    let ldd = std::process::Command::new("ldd")
+        .arg(&lens)
+        .output()
+        .unwrap();
+    for line in String::from_utf8_lossy(&ldd.stdout).lines() {
+        let path = line
+            .split_whitespace()
+            .find(|w| w.starts_with('/'))
+            .map(PathBuf::from);
+        if let Some(p) = path {
+            let name = p.file_name().unwrap().to_owned();
+            std::fs::copy(&p, staged.join("sys/lib").join(name)).unwrap();
+        }
+    }
+}
+
+/// Links `from` to `to`, or copies it when they are on different filesystems.
+fn link_or_copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    if std::fs::hard_link(from, to).is_err() {
+        std::fs::copy(from, to).unwrap();
+    }
+}
+
+// A real agent CLI in the microVM, end to end: Codex CLI (its static binary,
+// from `make agents`) runs in a guest with no root image, with Lens installed
+// by `lens init` inside the guest, against the scripted model on the host's
+// loopback, reached only through the broker. The guest holds the placeholder;
+// the broker puts the real value in; the model reads Lens's view of the
+// command, whose handle opens to the full output in the guest's store.
+#[test]
+#[ignore = "needs qemu-system-x86, make image-boot and make agents; run by make vm-smoke"]
+fn a_real_codex_in_the_guest_reads_lens_views_through_the_broker() {
+    use harness::agent_cli::AgentCli;
+    use harness::model_server::{Script, Server};
+    if !agents_ready::available(AgentCli::Codex) {
+        return;
+    }
+    let native = AgentCli::bin_dir()
+        .join("../@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex");
+    assert!(
+        native.is_file(),
+        "{} is missing; run make agents",
+        native.display()
+    );
+    let key = "sk-test-REAL-codex-0123456789";
+    let ph = placeholder_for(key);
+    let server = Server::start(Script::commands(vec!["seq 1 3000".into()], "Done.")).unwrap();
+    let broker = Broker::start(Config {
+        upstream: server.url(),
+        header: "authorization".into(),
+        prefix: "Bearer ".into(),
+        key: key.into(),
+        placeholder: ph.clone(),
+    })
+    .unwrap();
+    let scratch = std::env::temp_dir().join(format!("vm-smoke-codex-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let staged = scratch.join("job");
+    std::fs::create_dir_all(staged.join("project")).unwrap();
+    std::fs::create_dir_all(staged.join("home/.codex")).unwrap();
+    stage_lens(&staged);
+    link_or_copy(&native, &staged.join("bin/codex"));
+    let provider = "model_providers.scripted={name=\"scripted\", base_url=\"http://10.0.2.100:80/v1\", wire_api=\"responses\", env_key=\"LENS_SCRIPTED_KEY\"}";
+    std::fs::write(
+        staged.join("run.sh"),
+        format!(
+            "mkdir -p out /lib64 /lib/x86_64-linux-gnu /etc\n\
+             cp sys/lib/* /lib/x86_64-linux-gnu/ && ln -sf /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 /lib64/\n\
+             echo 'root:x:0:0:root:/job/home:/bin/sh' > /etc/passwd\n\
+             export HOME=/job/home CODEX_HOME=/job/home/.codex PATH=/job/bin:/bin SHELL=/bin/sh\n\
+             export LENS_STORE=/job/lens/store LENS_LOG_DIR=/job/lens/log LENS_CONFIG=/job/lens/none.toml\n\
+             export LENS_SCRIPTED_KEY={ph}\n\
+             cd /job/project; date +%s > /job/out/t0\n\
+             lens init --agent codex --global > /job/out/init 2>&1; echo \"init $?\" >> /job/out/init\n\
+             codex exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \
+               --dangerously-bypass-hook-trust -c 'model=\"scripted\"' -c 'model_provider=\"scripted\"' \
+               -c '{provider}' -c 'analytics.enabled=false' 'Run the commands.' \
+               < /dev/null > /job/out/stdout 2> /job/out/stderr\n\
+             echo $? > /job/out/codex-exit; date +%s > /job/out/t1\n\
+             env > /job/out/env\n",
+        ),
+    )
+    .unwrap();
+    let job = Job {
+        staged,
+        disk_mib: 512,
+        limit: Duration::from_secs(300),
+        broker: Some(forward(broker.port)),
+        readback: vec!["/out".into(), "/lens".into()],
+        echo: false,
+    };
+    let m = Machine {
+        memory_mib: 1536,
+        cpus: 2,
+        ..machine()
+    };
+    let boot = m.run(&job, &scratch.join("boot")).unwrap();
+    assert!(boot.started, "{:?}", boot.not_started());
+    let out = &boot.returned["/out"];
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap_or_default();
+    let describe = || {
+        format!(
+            "serial: {}\ninit: {}\nstdout: {}\nstderr: {}",
+            boot.serial_tail(2000),
+            read("init"),
+            read("stdout"),
+            read("stderr")
+        )
+    };
+    assert_eq!(read("codex-exit").trim(), "0", "{}", describe());
+    assert!(read("init").ends_with("init 0\n"), "{}", describe());
+
+    // Two model calls through the broker (QEMU relays each connection), the
+    // second carrying the command's result as Codex's hook left it: Lens's view.
+    let seen = server.requests();
+    let turns: Vec<_> = seen.iter().filter(|e| e.kind == "turn").collect();
+    assert_eq!(turns.len(), 2, "{seen:?}\n{}", describe());
+    let results = &turns[1].tool_results;
+    assert_eq!(results.len(), 1, "{results:?}");
+    let view = &results[0].text;
+    assert!(
+        view.contains("\n2996\n3000") || view.contains("2999\n3000"),
+        "{view}"
+    );
+    let at = view
+        .find("[lens: elided stdout ")
+        .expect("the model read a Lens view");
+    let h = view[at..].find("handle=").unwrap() + at + 7;
+    let handle = &view[h..h + 8];
+    assert!(view.len() < 2000, "{} bytes reached the model", view.len());
+    // The command ran as the model asked for it (the hook rewrote nothing).
+    assert!(
+        read("stdout").contains(r#""command":"/bin/sh -lc 'seq 1 3000'""#),
+        "{}",
+        describe()
+    );
+    // The handle opens, on the host, to all of what the command printed in
+    // the guest.
+    let store = boot.returned["/lens"].join("store");
+    let shown = std::process::Command::new(lens_bin::lens_binary())
+        .args(["show", handle])
+        .env("LENS_STORE", &store)
+        .env("LENS_LOG_DIR", scratch.join("log"))
+        .env("LENS_CONFIG", scratch.join("none.toml"))
+        .output()
+        .unwrap();
+    let want: String = (1..=3000).map(|i| format!("{i}\n")).collect();
+    assert_eq!(
+        String::from_utf8_lossy(&shown.stdout),
+        want,
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+
+    // The model server got the real key on every call and never the
+    // placeholder; the guest held the placeholder and never the real key.
+    for t in &turns {
+        let auth: Vec<&str> = t
+            .headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+            .map(|(_, v)| v.as_str())
+            .collect();
+        assert_eq!(auth, [format!("Bearer {key}")]);
+        assert!(!t.headers.iter().any(|(_, v)| v.contains(&ph)) && !t.body.contains(&ph));
+    }
+    assert!(read("env").contains(&format!("LENS_SCRIPTED_KEY={ph}")));
+    for (what, text) in [
+        ("env", read("env")),
+        ("stdout", read("stdout")),
+        ("stderr", read("stderr")),
+        ("serial", boot.serial.clone()),
+    ] {
+        assert!(
+            !text.contains(key),
+            "the real key reached the guest's {what}"
+        );
+    }
+    let log = broker.log();
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(
+        log.iter().all(|e| e.refused.is_none() && e.status == 200),
+        "{log:?}"
     );
     std::fs::remove_dir_all(&scratch).unwrap();
 }

@@ -321,7 +321,7 @@ fn run_in_vm(a: Args) -> Result<()> {
         staged,
         disk_mib: 1024,
         limit: Duration::from_secs(3 * 3600),
-        broker_port: None,
+        broker: None,
         readback: vec!["/out".into()],
         echo: true,
     };

@@ -246,6 +246,13 @@ fn main() {
         Some("session") => session(&args[1..]),
         Some("guest-cell") => guest_cell(&args[1..]),
         Some("model-server") => model_server(&args[1..]),
+        // Run by QEMU for each connection a guest opens to the broker.
+        Some("relay") => match args.get(1) {
+            Some(addr) => harness::isolation::vm::relay(addr),
+            None => Err(anyhow::anyhow!(
+                "harness relay: name the address: harness relay 127.0.0.1:PORT"
+            )),
+        },
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

@@ -73,14 +73,106 @@ pub struct Job {
     pub disk_mib: u64,
     /// The boot's time limit, boot included.
     pub limit: Duration,
-    /// The host port the guest may reach as 10.0.2.100:80 (the credential
-    /// broker), and nothing else; `None` leaves the guest without a network.
-    pub broker_port: Option<u16>,
+    /// The credential broker, which the guest reaches as 10.0.2.100:80, and
+    /// nothing else; `None` leaves the guest without a network.
+    pub broker: Option<Forward>,
     /// Folders of the job disk to copy back (e.g. `/out`, `/work`).
     pub readback: Vec<String>,
     /// Copy the guest's console to this process's stderr as it arrives (for long
     /// jobs that report progress).
     pub echo: bool,
+}
+
+/// How a guest's connections reach the broker on the host's loopback.
+///
+/// QEMU's `guestfwd` to a `tcp:` character device connects once, when QEMU
+/// starts, and carries that one connection: a guest's second connection (any
+/// agent's second model call) is never answered. With `cmd:` QEMU runs a
+/// program for each connection instead, with the connection as its stdin and
+/// stdout; here that program is `<relay> relay 127.0.0.1:<port>` (the harness
+/// binary), which copies both ways.
+#[derive(Clone, Debug)]
+pub struct Forward {
+    /// The broker's port on 127.0.0.1.
+    pub port: u16,
+    /// The program with the `relay` subcommand (the harness binary).
+    pub relay: PathBuf,
+}
+
+impl Forward {
+    /// The broker on `port`, relayed by this process's own executable (the
+    /// harness binary, which has the `relay` subcommand).
+    pub fn to_port(port: u16) -> Result<Forward> {
+        let relay = std::env::current_exe()
+            .context("cannot find the harness binary to relay the guest's connections")?;
+        Ok(Forward { port, relay })
+    }
+
+    /// The `-netdev` option: restrict=on (no route out) and one forwarded
+    /// address. QEMU splits options at commas (a literal one is doubled) and
+    /// runs the command with `/bin/sh -c`, so the path is single-quoted.
+    fn netdev(&self) -> Result<String> {
+        let path = self
+            .relay
+            .to_str()
+            .context("the relay's path is not UTF-8")?;
+        if path.contains('\'') {
+            bail!(
+                "the relay's path {path:?} holds a quote; move the harness binary to a plain path"
+            );
+        }
+        let cmd = format!("'{path}' relay 127.0.0.1:{}", self.port).replace(',', ",,");
+        Ok(format!(
+            "user,id=net,restrict=on,guestfwd=tcp:10.0.2.100:80-cmd:{cmd}"
+        ))
+    }
+}
+
+/// The `relay` subcommand: carries one connection between this process's stdin
+/// and stdout (a guest's connection, as QEMU hands it over) and the TCP address
+/// `addr`, until both sides have finished. Writes nothing to stderr, which QEMU
+/// also points at the guest's connection.
+pub fn relay(addr: &str) -> Result<()> {
+    use std::io::{Read, Write};
+    let upstream =
+        std::net::TcpStream::connect(addr).with_context(|| format!("cannot connect to {addr}"))?;
+    let mut to_upstream = upstream.try_clone()?;
+    let inbound = std::thread::spawn(move || {
+        let mut buf = [0u8; 16 * 1024];
+        let mut stdin = std::io::stdin().lock();
+        loop {
+            match stdin.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if to_upstream.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        let _ = to_upstream.shutdown(std::net::Shutdown::Write);
+    });
+    let mut from_upstream = upstream;
+    let mut stdout = std::io::stdout().lock();
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        match from_upstream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if stdout
+                    .write_all(&buf[..n])
+                    .and_then(|_| stdout.flush())
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        }
+    }
+    // The broker has answered and closed: the guest's side ends with it, even
+    // if the guest never closes its half.
+    drop(inbound);
+    Ok(())
 }
 
 /// What a boot came to.
@@ -180,7 +272,7 @@ pub fn host_khz() -> Option<u64> {
 
 impl Machine {
     /// The QEMU command line for a job disk at `disk`, serial log at `serial`.
-    pub fn command(&self, disk: &Path, serial: &Path, job: &Job) -> Command {
+    pub fn command(&self, disk: &Path, serial: &Path, job: &Job) -> Result<Command> {
         let mut c = Command::new(&self.qemu);
         c.args([
             "-M",
@@ -209,7 +301,7 @@ impl Machine {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         append.push_str(&format!(" lens.now={now}"));
-        if job.broker_port.is_some() {
+        if job.broker.is_some() {
             append.push_str(" lens.net=1");
         }
         c.arg("-append").arg(append);
@@ -223,19 +315,16 @@ impl Machine {
         c.arg("-drive")
             .arg(format!("id=job,file={},format=raw,if=none", disk.display()));
         c.args(["-device", "virtio-blk-device,drive=job"]);
-        match job.broker_port {
-            Some(port) => {
-                // restrict=on: no route out; guestfwd: one address, one host port.
-                c.arg("-netdev").arg(format!(
-                    "user,id=net,restrict=on,guestfwd=tcp:10.0.2.100:80-tcp:127.0.0.1:{port}"
-                ));
+        match &job.broker {
+            Some(fwd) => {
+                c.arg("-netdev").arg(fwd.netdev()?);
                 c.args(["-device", "virtio-net-device,netdev=net"]);
             }
             None => {
                 c.arg("-nic").arg("none");
             }
         }
-        c
+        Ok(c)
     }
 
     /// Boots `job` and waits for it, its time limit at most. `scratch` receives the
@@ -252,7 +341,7 @@ impl Machine {
         let err_path = scratch.join("qemu.err");
         let started_at = Instant::now();
         let mut child = self
-            .command(&disk, &serial, job)
+            .command(&disk, &serial, job)?
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&err_path)?)
@@ -335,7 +424,7 @@ impl Machine {
             staged: staged.clone(),
             disk_mib: 16,
             limit,
-            broker_port: None,
+            broker: None,
             readback: Vec::new(),
             echo: false,
         };
@@ -457,12 +546,14 @@ mod tests {
             staged: "s".into(),
             disk_mib: 8,
             limit: Duration::from_secs(1),
-            broker_port: None,
+            broker: None,
             readback: vec![],
             echo: false,
         };
         let args = |m: &Machine, job: &Job| -> String {
-            let c = m.command(Path::new("job.img"), Path::new("serial.log"), job);
+            let c = m
+                .command(Path::new("job.img"), Path::new("serial.log"), job)
+                .unwrap();
             c.get_args()
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect::<Vec<_>>()
@@ -475,10 +566,15 @@ mod tests {
             "{a}"
         );
         assert!(!a.contains("lens.net"), "{a}");
-        job.broker_port = Some(4567);
+        job.broker = Some(Forward {
+            port: 4567,
+            relay: "/opt/x,y/harness".into(),
+        });
         let a = args(&m, &job);
+        // A command per connection (a tcp: device would carry only the first),
+        // its path quoted for sh and its comma doubled for QEMU's parser.
         assert!(
-            a.contains("user,id=net,restrict=on,guestfwd=tcp:10.0.2.100:80-tcp:127.0.0.1:4567"),
+            a.contains("user,id=net,restrict=on,guestfwd=tcp:10.0.2.100:80-cmd:'/opt/x,,y/harness' relay 127.0.0.1:4567"),
             "{a}"
         );
         assert!(a.contains("lens.net=1"), "{a}");
