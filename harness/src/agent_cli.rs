@@ -70,6 +70,21 @@ pub struct RunSpec {
     pub env: Vec<(String, String)>,
     /// The run is killed after this long.
     pub time_limit: Duration,
+    /// The model server runs elsewhere (on the host, reached through the
+    /// credential broker, for a microVM cell): the CLI is pointed at it and
+    /// no server is started for the run, so the outcome holds no requests
+    /// (the server's owner has them) and `script` is not used.
+    pub remote: Option<Remote>,
+}
+
+/// A model server the run does not own: its base URL (no `/v1`) and the key
+/// the CLI presents to it (a placeholder the broker replaces).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Remote {
+    /// E.g. `http://10.0.2.100:80`.
+    pub url: String,
+    /// What the CLI sends as its API key.
+    pub key: String,
 }
 
 impl RunSpec {
@@ -84,6 +99,7 @@ impl RunSpec {
             args: Vec::new(),
             env: Vec::new(),
             time_limit: Duration::from_secs(60),
+            remote: None,
         }
     }
 
@@ -197,6 +213,18 @@ impl AgentCli {
         }
     }
 
+    /// The header the CLI sends its API key in, and what comes before the key
+    /// there (read from each pinned version's bundle: Claude Code's Messages
+    /// client, Codex's `env_key` provider as configured here, the genai
+    /// client in Gemini CLI, OpenCode's OpenAI-compatible provider).
+    pub fn key_header(self) -> (&'static str, &'static str) {
+        match self {
+            AgentCli::Claude => ("x-api-key", ""),
+            AgentCli::Codex | AgentCli::Opencode => ("authorization", "Bearer "),
+            AgentCli::Gemini => ("x-goog-api-key", ""),
+        }
+    }
+
     /// Where the CLIs are: `LENS_AGENTS_BIN`, else `<repo>/out/agents/node_modules/.bin`.
     pub fn bin_dir() -> PathBuf {
         bin_dir_from(std::env::var_os("LENS_AGENTS_BIN"))
@@ -234,7 +262,17 @@ impl AgentCli {
         }
         std::fs::create_dir_all(&spec.home)
             .with_context(|| format!("cannot create {}", spec.home.display()))?;
-        let server = Server::start(spec.script.clone()).context("cannot start the model server")?;
+        let server = match &spec.remote {
+            Some(_) => None,
+            None => {
+                Some(Server::start(spec.script.clone()).context("cannot start the model server")?)
+            }
+        };
+        let (url, key) = match (&spec.remote, &server) {
+            (Some(r), _) => (r.url.clone(), r.key.clone()),
+            (None, Some(s)) => (s.url(), PLACEHOLDER_KEY.to_string()),
+            (None, None) => unreachable!("a server is started when there is no remote"),
+        };
         let mut cmd = Command::new(self.binary());
         cmd.env_clear()
             .env("HOME", &spec.home)
@@ -244,7 +282,7 @@ impl AgentCli {
             .env("NO_COLOR", "1")
             .env("TMPDIR", std::env::temp_dir());
         let scratch = scratch_dir()?;
-        let trailing = self.configure(&mut cmd, spec, &server, &scratch)?;
+        let trailing = self.configure(&mut cmd, spec, &url, &key, &scratch)?;
         cmd.args(&spec.args).args(trailing);
         for (k, v) in &spec.env {
             cmd.env(k, v);
@@ -284,7 +322,7 @@ impl AgentCli {
             timed_out,
             stdout,
             stderr,
-            requests: server.requests(),
+            requests: server.map(|s| s.requests()).unwrap_or_default(),
             wall,
         })
     }
@@ -296,14 +334,14 @@ impl AgentCli {
         self,
         cmd: &mut Command,
         spec: &RunSpec,
-        server: &Server,
+        url: &str,
+        key: &str,
         scratch: &Path,
     ) -> Result<Vec<String>> {
-        let url = server.url();
         match self {
             AgentCli::Claude => {
-                cmd.env("ANTHROPIC_BASE_URL", &url)
-                    .env("ANTHROPIC_API_KEY", PLACEHOLDER_KEY)
+                cmd.env("ANTHROPIC_BASE_URL", url)
+                    .env("ANTHROPIC_API_KEY", key)
                     .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
                     .env("DISABLE_AUTOUPDATER", "1")
                     .env("DISABLE_TELEMETRY", "1")
@@ -322,14 +360,16 @@ impl AgentCli {
                 let codex_home = spec.home.join(".codex");
                 std::fs::create_dir_all(&codex_home)
                     .with_context(|| format!("cannot create {}", codex_home.display()))?;
+                // The key goes as a bearer token, from the variable env_key names.
                 cmd.env("CODEX_HOME", codex_home)
+                    .env("LENS_MODEL_KEY", key)
                     .args(["exec", "--json", "--skip-git-repo-check"])
                     .args(["-c", "model=\"scripted\""])
                     .args(["-c", "model_provider=\"scripted\""])
                     .args([
                         "-c".to_string(),
                         format!(
-                            "model_providers.scripted={{name=\"scripted\", base_url=\"{url}/v1\", wire_api=\"responses\"}}"
+                            "model_providers.scripted={{name=\"scripted\", base_url=\"{url}/v1\", wire_api=\"responses\", env_key=\"LENS_MODEL_KEY\"}}"
                         ),
                     ])
                     .args(["-c", "analytics.enabled=false"]);
@@ -342,8 +382,8 @@ impl AgentCli {
                 // world-writable); so the runner's keys go into the user
                 // settings, where the test's file does not set them.
                 add_missing_keys(&spec.home.join(".gemini/settings.json"), GEMINI_DEFAULTS)?;
-                cmd.env("GEMINI_API_KEY", PLACEHOLDER_KEY)
-                    .env("GOOGLE_GEMINI_BASE_URL", &url)
+                cmd.env("GEMINI_API_KEY", key)
+                    .env("GOOGLE_GEMINI_BASE_URL", url)
                     // Trusted, so project settings apply; a test may set "false".
                     .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
                     // One node process instead of two (it relaunches itself for
@@ -364,7 +404,7 @@ impl AgentCli {
                     "provider": {"scripted": {
                         "npm": "@ai-sdk/openai-compatible",
                         "name": "Scripted",
-                        "options": {"baseURL": format!("{url}/v1"), "apiKey": PLACEHOLDER_KEY},
+                        "options": {"baseURL": format!("{url}/v1"), "apiKey": key},
                         "models": {"scripted": {"name": "scripted", "tool_call": true}},
                     }},
                 });

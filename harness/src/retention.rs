@@ -303,6 +303,29 @@ pub struct CellVm {
     pub broker: Option<(usize, usize)>,
 }
 
+/// A guest's outcome of a real CLI against the scripted model on the host:
+/// what the model server counted (tokens, calls, turns, what the model read)
+/// in place of the guest's empty counts, with the guest's exit, stderr and
+/// agent version kept.
+fn with_server_counts(
+    guest: Outcome,
+    requests: Vec<crate::model_server::Exchange>,
+    cli: crate::agent_cli::AgentCli,
+) -> Outcome {
+    let run = crate::agent_cli::RunOutcome {
+        exit: guest.exit,
+        timed_out: false,
+        stdout: String::new(),
+        stderr: guest.stderr.clone(),
+        requests,
+        wall: Duration::ZERO,
+    };
+    let mut counted = Outcome::from_run(&run, cli);
+    counted.agent = guest.agent;
+    counted.stderr = guest.stderr;
+    counted
+}
+
 /// What the agent's side of a cell writes, inside a microVM, for the host.
 #[derive(Serialize, Deserialize, Debug)]
 pub struct GuestOutcome {
@@ -319,6 +342,7 @@ pub fn agent_side(
     variant: &str,
     driver: Driver,
     model: Model,
+    remote: Option<&crate::agent_cli::Remote>,
     dir: &Path,
     path: &std::ffi::OsStr,
 ) -> Result<GuestOutcome> {
@@ -342,6 +366,7 @@ pub fn agent_side(
         model,
         hook: variant == "hook",
         home: &home,
+        remote,
     };
     let started = Instant::now();
     let outcome = driver.act_with(&how, task, &prompt, &command, dir, path)?;
@@ -374,19 +399,18 @@ pub fn run_cell(
             }
             path.push(":");
             path.push(std::env::var_os("PATH").unwrap_or_default());
-            let guest = agent_side(cell.task, &cell.variant, driver, model, &dir, &path)?;
+            let guest = agent_side(cell.task, &cell.variant, driver, model, None, &dir, &path)?;
             // The verifier runs against a copy: nothing of it is in the cell.
             let copy = root.join(format!("{name}.verify"));
             copy_dir(&dir, &copy)?;
             (guest, copy)
         }
-        Place::Vm(_) if model == Model::Scripted => {
-            bail!("--model scripted runs cells with --isolation dir; the microVM cell with the scripted model is not built yet")
+        Place::Vm(host) => {
+            match vm_cell(cell, driver, model, host, root, &name, tools, &mut record)? {
+                Some(x) => x,
+                None => return Ok(record),
+            }
         }
-        Place::Vm(host) => match vm_cell(cell, driver, host, root, &name, tools, &mut record)? {
-            Some(x) => x,
-            None => return Ok(record),
-        },
     };
     let passed = verify(cell.task, &work)?;
     let o = guest.outcome;
@@ -420,9 +444,11 @@ pub fn run_cell(
 /// in on the job disk, the agent's side runs in the guest, and the guest's working
 /// directory and outcome come back. `None` when the cell did not finish, with the
 /// reason in `record.excluded`.
+#[allow(clippy::too_many_arguments)]
 fn vm_cell(
     cell: &Cell,
     driver: Driver,
+    model: Model,
     host: &VmHost,
     root: &Path,
     name: &str,
@@ -449,14 +475,39 @@ fn vm_cell(
         }
     }
     // A real agent reaches its API only through the broker, holding a placeholder.
+    // With the scripted model the API is the project's model server on the
+    // host's loopback, and the key the broker puts in is one made for the cell:
+    // the same route, so the cell proves what a real model's cell relies on.
     let mut exports = String::new();
-    let broker = match (driver.broker_route(), driver.key_var()) {
-        (_, None) => None,
-        (None, Some(_)) => bail!(
+    let mut guest_args = String::new();
+    let mut scripted = None;
+    let broker = match (model, driver.broker_route(), driver.key_var()) {
+        (Model::Scripted, _, _) => {
+            let cli = driver.cli().with_context(|| {
+                format!("the {} agent's model cannot be scripted; use --model real", driver.name())
+            })?;
+            let server = crate::model_server::Server::start(crate::driver::scripted_model::script(cell.task))
+                .context("cannot start the model server")?;
+            let key = format!("sk-lens-cell-{:016x}", rand::random::<u64>());
+            let placeholder = placeholder_for(&key);
+            let (header, prefix) = cli.key_header();
+            let broker = Broker::start(BrokerConfig {
+                upstream: server.url(),
+                header: header.into(),
+                prefix: prefix.into(),
+                key: key.clone(),
+                placeholder: placeholder.clone(),
+            })?;
+            guest_args = format!(" --model-url http://10.0.2.100:80 --model-key {placeholder}");
+            scripted = Some((server, cli));
+            Some((broker, key))
+        }
+        (_, _, None) => None,
+        (_, None, Some(_)) => bail!(
             "the {} agent's API address cannot be set, so it cannot go through the credential broker; run it with --isolation dir",
             driver.name()
         ),
-        (Some(route), Some(var)) => {
+        (_, Some(route), Some(var)) => {
             let key = std::env::var(var).with_context(|| format!("{var} is not set"))?;
             let placeholder = placeholder_for(&key);
             let upstream = std::env::var("LENS_BROKER_UPSTREAM")
@@ -477,13 +528,20 @@ fn vm_cell(
             ))
         }
     };
+    if driver.cli().is_some() {
+        // The image's agent CLIs (image/build-rootfs.sh), found by name or by
+        // the harness's own lookup.
+        exports.push_str(
+            "export LENS_AGENTS_BIN=/opt/agents/node_modules/.bin PATH=/opt/agents/node_modules/.bin:$PATH\n",
+        );
+    }
     std::fs::write(
         staged.join("run.sh"),
         format!(
             "set -u\nexport LENS_STORE=/tmp/lens-store LENS_LOG_DIR=/tmp/lens-log\n{exports}\
              mkdir -p /job/work /job/out\n\
              exec /job/bin/harness guest-cell --task /job/tasks/{task} --variant {variant} \
-             --driver {driver} --work /job/work --out /job/out/outcome.json\n",
+             --driver {driver} --work /job/work --out /job/out/outcome.json{guest_args}\n",
             task = cell.task.name,
             variant = cell.variant,
             driver = driver.name(),
@@ -533,13 +591,18 @@ fn vm_cell(
         .map(|d| d.join("outcome.json"))
         .and_then(|f| std::fs::read(f).ok())
         .and_then(|b| serde_json::from_slice::<GuestOutcome>(&b).ok());
-    let (Some(outcome), Some(work)) = (outcome, boot.returned.get("/work")) else {
+    let (Some(mut outcome), Some(work)) = (outcome, boot.returned.get("/work")) else {
         record.excluded = Some(format!(
             "not run: the guest wrote no outcome (job exit {:?})",
             boot.exit
         ));
         return Ok(None);
     };
+    if let Some((server, cli)) = scripted {
+        // The tokens, calls and bytes read are the model server's own counts;
+        // the guest's run saw no server of its own.
+        outcome.outcome = with_server_counts(outcome.outcome, server.requests(), cli);
+    }
     Ok(Some((outcome, work.clone())))
 }
 

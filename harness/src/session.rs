@@ -345,6 +345,7 @@ pub fn run_one(
             model,
             hook: false,
             home: &home,
+            remote: None,
         };
         let lines = s
             .commands

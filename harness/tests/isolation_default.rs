@@ -35,8 +35,8 @@ fn a_real_agent_defaults_to_a_microvm_and_a_directory_warns() {
     let (out, err) = plan(&["--tasks", "mid-stream-trap"]);
     assert!(out.contains("isolation Dir"), "{out}");
     assert!(err.is_empty(), "{err}");
-    // The scripted model behind a real CLI in a microVM is refused up front,
-    // before the agent is started once.
+    // A real CLI in a microVM needs an image that holds it (and here there is
+    // no root image at all): refused up front, before the agent is started once.
     let (out, _) = plan(&[
         "--driver",
         "claude",
@@ -48,9 +48,6 @@ fn a_real_agent_defaults_to_a_microvm_and_a_directory_warns() {
         "vm",
     ]);
     assert!(out.contains("preflight: NOT ready"), "{out}");
-    assert!(
-        out.contains("the microVM cell behind the scripted model is not built yet"),
-        "{out}"
-    );
+    assert!(out.contains("make image`"), "{out}");
     assert!(!out.contains("starting claude once"), "{out}");
 }

@@ -477,8 +477,15 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     }
     // Said before anything starts: every cell would fail the same way.
     let mut missing = Vec::new();
-    if isolation == Isolation::Vm && a.model == Model::Scripted {
-        missing.push("--model scripted runs its cells with --isolation dir: the microVM cell behind the scripted model is not built yet (the image holds no agent CLI, and the cell does not route the broker to the model server)".to_string());
+    if isolation == Isolation::Vm {
+        if let Some(cli) = a.driver.cli() {
+            // The image's manifest says which agent CLIs the guest has.
+            match harness::isolation::image::read_manifest(&root.join(harness::isolation::MANIFEST))
+            {
+                Ok(m) => missing.extend(harness::isolation::image::agent_missing(&m.tools, cli)),
+                Err(e) => missing.push(format!("{e:#}")),
+            }
+        }
     }
     missing.extend(a.driver.preflight(a.model));
     if missing.is_empty() && !a.driver.simulated() {
@@ -859,7 +866,32 @@ fn guest_cell(args: &[String]) -> Result<()> {
     let out = PathBuf::from(get("--out")?);
     std::fs::create_dir_all(&work)?;
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let guest = retention::agent_side(&task, &variant, driver, Model::Real, &work, &path)?;
+    // With the scripted model its server is on the host, behind the broker.
+    let flag = |f: &str| {
+        args.iter()
+            .position(|a| a == f)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let remote = match (flag("--model-url"), flag("--model-key")) {
+        (Some(url), Some(key)) => Some(harness::agent_cli::Remote { url, key }),
+        (None, None) => None,
+        _ => bail!("guest-cell takes --model-url and --model-key together"),
+    };
+    let model = if remote.is_some() {
+        Model::Scripted
+    } else {
+        Model::Real
+    };
+    let guest = retention::agent_side(
+        &task,
+        &variant,
+        driver,
+        model,
+        remote.as_ref(),
+        &work,
+        &path,
+    )?;
     let mut json = serde_json::to_vec_pretty(&guest)?;
     json.push(b'\n');
     std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;

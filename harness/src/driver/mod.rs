@@ -257,6 +257,9 @@ pub struct Act<'a> {
     pub hook: bool,
     /// The agent's HOME for a scripted-model run (created; settings go there).
     pub home: &'a Path,
+    /// The scripted model's server when it runs elsewhere (a microVM cell's,
+    /// on the host behind the broker); `None` starts one for the run.
+    pub remote: Option<&'a crate::agent_cli::Remote>,
 }
 
 /// How an agent recovered what a view left out: shell commands that fetched a
@@ -599,6 +602,7 @@ impl Driver {
             model: Model::Real,
             hook: false,
             home: &home,
+            remote: None,
         };
         self.act_with(&how, task, prompt, command, dir, path)
     }
@@ -730,6 +734,7 @@ impl Driver {
             }
         }
         spec.time_limit = Duration::from_secs(task.time_limit_s);
+        spec.remote = how.remote.cloned();
         let run = cli.run(&spec)?;
         Ok(Outcome::from_run(&run, cli))
     }

@@ -10,6 +10,8 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::agent_cli::AgentCli;
+
 /// The files of an image, by name under its folder.
 pub const FILES: [&str; 3] = ["vmlinuz", "initrd.img", "rootfs.img"];
 
@@ -82,21 +84,26 @@ impl Image {
     }
 }
 
-/// Loads `manifest` and checks every file under `dir` against it: present, the
-/// same size, the same SHA-256. Each failure is one line naming the file and the fix.
-pub fn open(manifest: &Path, dir: &Path) -> Result<Image> {
+/// Reads an image manifest; a missing or unreadable one is one line with the fix.
+pub fn read_manifest(manifest: &Path) -> Result<Manifest> {
     let text = std::fs::read(manifest).map_err(|_| {
         anyhow::anyhow!(
             "{} is missing: the microVM image is not built; run `make image`",
             manifest.display()
         )
     })?;
-    let m: Manifest = serde_json::from_slice(&text).with_context(|| {
+    serde_json::from_slice(&text).with_context(|| {
         format!(
             "{} is not an image manifest; rebuild with `make image`",
             manifest.display()
         )
-    })?;
+    })
+}
+
+/// Loads `manifest` and checks every file under `dir` against it: present, the
+/// same size, the same SHA-256. Each failure is one line naming the file and the fix.
+pub fn open(manifest: &Path, dir: &Path) -> Result<Image> {
+    let m = read_manifest(manifest)?;
     for name in FILES {
         let path = dir.join(name);
         let Some(want) = m.files.get(name) else {
@@ -136,6 +143,26 @@ pub fn open(manifest: &Path, dir: &Path) -> Result<Image> {
         rootfs: dir.join("rootfs.img"),
         manifest: m,
     })
+}
+
+/// Why the image described by `tools` (its manifest's tool versions) cannot run
+/// `cli` in a cell: the recipe installs the agent CLIs in `/opt/agents` at the
+/// versions the harness pins, and an image built before that, or from other
+/// pins, holds none or another one. `None` when it holds the pinned version.
+pub fn agent_missing(tools: &BTreeMap<String, String>, cli: AgentCli) -> Option<String> {
+    let key = format!("{} (in /opt/agents)", cli.package());
+    match tools.get(&key) {
+        Some(v) if v == cli.version() => None,
+        Some(v) => Some(format!(
+            "the microVM image holds {} {v}, but the harness pins {}; rebuild it with `make image`",
+            cli.package(),
+            cli.version()
+        )),
+        None => Some(format!(
+            "the microVM image holds no {} (its manifest lists no {key:?}); rebuild it with `make image`",
+            cli.package()
+        )),
+    }
 }
 
 /// SHA-256 of a file, by coreutils' sha256sum (no hashing crate for one checksum
@@ -182,6 +209,31 @@ mod tests {
         let path = root.join("manifest.json");
         std::fs::write(&path, serde_json::to_vec(&m).unwrap()).unwrap();
         path
+    }
+
+    #[test]
+    fn an_agent_cell_needs_the_image_to_hold_the_pinned_cli() {
+        let mut tools = BTreeMap::from([(
+            "git --version".to_string(),
+            "git version 2.47.3".to_string(),
+        )]);
+        let why = agent_missing(&tools, AgentCli::Codex).unwrap();
+        assert!(
+            why.contains("holds no @openai/codex") && why.contains("make image"),
+            "{why}"
+        );
+        tools.insert("@openai/codex (in /opt/agents)".into(), "0.168.0".into());
+        let why = agent_missing(&tools, AgentCli::Codex).unwrap();
+        assert!(
+            why.contains("0.168.0") && why.contains(AgentCli::Codex.version()),
+            "{why}"
+        );
+        tools.insert(
+            "@openai/codex (in /opt/agents)".into(),
+            AgentCli::Codex.version().into(),
+        );
+        assert_eq!(agent_missing(&tools, AgentCli::Codex), None);
+        assert!(agent_missing(&tools, AgentCli::Claude).is_some());
     }
 
     #[test]
