@@ -64,6 +64,16 @@ echo "== node tools"
 in_root npm install -g --no-fund --no-audit --loglevel=error \
   "eslint@$ESLINT_VERSION" "typescript@$TYPESCRIPT_VERSION" >/dev/null || die "npm install failed"
 
+# The agent CLIs the harness drives (harness/agents: the same pins as make agents),
+# for microVM cells with a real agent; LENS_AGENTS_BIN=/opt/agents/node_modules/.bin.
+echo "== agent CLIs"
+mkdir -p "$ROOT/opt/agents"
+cp harness/agents/package.json harness/agents/package-lock.json "$ROOT/opt/agents/"
+in_root npm install --prefix /opt/agents --no-save --ignore-scripts --no-audit --no-fund \
+  --loglevel=error >/dev/null || die "npm install of the agent CLIs failed"
+in_root npm rebuild --prefix /opt/agents @anthropic-ai/claude-code opencode-ai >/dev/null \
+  || die "npm rebuild of the agent CLIs failed"
+
 echo "== lens and rtk"
 install -m 0755 "$LENS" "$ROOT/usr/local/bin/lens"
 RTK=${RTK:-}
@@ -96,6 +106,10 @@ in_root_quiet() { chroot "$ROOT" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
     "ruff --version" "pytest --version" "eslint --version" "tsc --version" \
     "lens --version" "rtk --version"; do
     printf '%s\t%s\n' "$t" "$(in_root_quiet $t)"
+  done
+  for pkg in @anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai; do
+    printf '%s\t%s\n' "$pkg (in /opt/agents)" \
+      "$(in_root_quiet node -p "require('/opt/agents/node_modules/$pkg/package.json').version")"
   done
   printf 'lens (sha256 of the binary)\t%s\n' "$(sha256sum "$LENS" | cut -d' ' -f1)"
   printf 'lens (source revision)\t%s\n' "$LENS_REVISION"
