@@ -342,7 +342,7 @@ pub fn agent_side(
     variant: &str,
     driver: Driver,
     model: Model,
-    remote: Option<&crate::agent_cli::Remote>,
+    vm: Option<&crate::driver::InVm>,
     dir: &Path,
     path: &std::ffi::OsStr,
 ) -> Result<GuestOutcome> {
@@ -366,7 +366,7 @@ pub fn agent_side(
         model,
         hook: variant == "hook",
         home: &home,
-        remote,
+        vm,
     };
     let started = Instant::now();
     let outcome = driver.act_with(&how, task, &prompt, &command, dir, path)?;
@@ -486,7 +486,10 @@ fn vm_cell(
             let cli = driver.cli().with_context(|| {
                 format!("the {} agent's model cannot be scripted; use --model real", driver.name())
             })?;
-            let server = crate::model_server::Server::start(crate::driver::scripted_model::script(cell.task))
+            // The agent applies the task's fix where the guest has it.
+            let mut in_guest = cell.task.clone();
+            in_guest.dir = PathBuf::from(format!("/job/tasks/{}", cell.task.name));
+            let server = crate::model_server::Server::start(crate::driver::scripted_model::script(&in_guest))
                 .context("cannot start the model server")?;
             let key = format!("sk-lens-cell-{:016x}", rand::random::<u64>());
             let placeholder = placeholder_for(&key);

@@ -345,7 +345,7 @@ pub fn run_one(
             model,
             hook: false,
             home: &home,
-            remote: None,
+            vm: None,
         };
         let lines = s
             .commands

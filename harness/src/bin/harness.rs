@@ -512,7 +512,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
         );
     }
     if isolation == Isolation::Vm {
-        missing.extend(vm_missing(&root, a.driver));
+        missing.extend(vm_missing(&root, a.driver, a.model));
     }
     if missing.is_empty() {
         println!("preflight: ready");
@@ -813,7 +813,7 @@ fn task_variant_pairs(v: &serde_json::Value) -> std::collections::BTreeSet<Strin
 
 /// What `--isolation vm` lacks, without booting anything (the boot is the run's
 /// preflight): QEMU, the image files and their manifest, a driver the guest can run.
-fn vm_missing(root: &Path, driver: Driver) -> Vec<String> {
+fn vm_missing(root: &Path, driver: Driver, model: Model) -> Vec<String> {
     let mut missing = Vec::new();
     if isolation::vm::find_qemu().is_none() {
         missing.push("qemu-system-x86_64 is not installed; apt-get install qemu-system-x86".into());
@@ -824,13 +824,17 @@ fn vm_missing(root: &Path, driver: Driver) -> Vec<String> {
     ) {
         Err(e) => missing.push(format!("{e:#}")),
         Ok(image) => {
-            if driver.key_var().is_some() && driver.broker_route().is_none() {
+            if model == Model::Real && driver.key_var().is_some() && driver.broker_route().is_none()
+            {
                 missing.push(format!(
                     "the {} agent's API address cannot be set, so it cannot reach its API through the credential broker; use --isolation dir",
                     driver.name()
                 ));
             }
-            if let Some(bin) = driver.binary_name() {
+            if let Some(cli) = driver.cli() {
+                // The recipe installs the pinned CLIs in /opt/agents.
+                missing.extend(isolation::image::agent_missing(&image.manifest.tools, cli));
+            } else if let Some(bin) = driver.binary_name() {
                 if !image
                     .manifest
                     .tools
@@ -878,20 +882,15 @@ fn guest_cell(args: &[String]) -> Result<()> {
         (None, None) => None,
         _ => bail!("guest-cell takes --model-url and --model-key together"),
     };
+    let vm = harness::driver::InVm {
+        model_server: remote.clone(),
+    };
     let model = if remote.is_some() {
         Model::Scripted
     } else {
         Model::Real
     };
-    let guest = retention::agent_side(
-        &task,
-        &variant,
-        driver,
-        model,
-        remote.as_ref(),
-        &work,
-        &path,
-    )?;
+    let guest = retention::agent_side(&task, &variant, driver, model, Some(&vm), &work, &path)?;
     let mut json = serde_json::to_vec_pretty(&guest)?;
     json.push(b'\n');
     std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;

@@ -257,9 +257,16 @@ pub struct Act<'a> {
     pub hook: bool,
     /// The agent's HOME for a scripted-model run (created; settings go there).
     pub home: &'a Path,
-    /// The scripted model's server when it runs elsewhere (a microVM cell's,
-    /// on the host behind the broker); `None` starts one for the run.
-    pub remote: Option<&'a crate::agent_cli::Remote>,
+    /// Set when the agent runs inside a microVM cell's guest.
+    pub vm: Option<&'a InVm>,
+}
+
+/// What differs for an agent inside a microVM cell's guest.
+#[derive(Clone, Debug, Default)]
+pub struct InVm {
+    /// The scripted model's server, on the host behind the broker (`None`
+    /// with a real model, or starts one for the run in the guest).
+    pub model_server: Option<crate::agent_cli::Remote>,
 }
 
 /// How an agent recovered what a view left out: shell commands that fetched a
@@ -427,7 +434,7 @@ impl Driver {
     /// refuses `--dangerously-skip-permissions` as root unless `IS_SANDBOX=1`;
     /// Codex 0.169 has no `--full-auto` (the workspace sandbox with approvals
     /// off is the same thing) and skips hooks nobody trusted in the TUI.
-    pub fn unattended(self, hook: bool) -> (Vec<String>, Vec<(String, String)>) {
+    pub fn unattended(self, hook: bool, in_vm: bool) -> (Vec<String>, Vec<(String, String)>) {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         let mut env = Vec::new();
         let args = match self {
@@ -436,6 +443,18 @@ impl Driver {
                     env.push(("IS_SANDBOX".to_string(), "1".to_string()));
                 }
                 s(&["--dangerously-skip-permissions"])
+            }
+            // In a microVM cell the guest is the sandbox: Codex's own
+            // (bubblewrap) cannot make a user namespace there, because the
+            // guest's init runs the job in a chroot, and every command it
+            // tried would fail with bwrap's "No permissions to create a new
+            // namespace".
+            Driver::Codex if in_vm => {
+                let mut a = s(&["--dangerously-bypass-approvals-and-sandbox"]);
+                if hook {
+                    a.push("--dangerously-bypass-hook-trust".into());
+                }
+                a
             }
             Driver::Codex => {
                 let mut a = s(&["-s", "workspace-write", "-c", "approval_policy=\"never\""]);
@@ -452,9 +471,9 @@ impl Driver {
     }
 
     /// The whole command line of a real-model run on `prompt`.
-    fn real_args(self, prompt: &str, hook: bool) -> Vec<String> {
+    fn real_args(self, prompt: &str, hook: bool, in_vm: bool) -> Vec<String> {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        let (unattended, _) = self.unattended(hook);
+        let (unattended, _) = self.unattended(hook, in_vm);
         match self {
             Driver::Claude => [
                 s(&["-p", prompt, "--output-format", "stream-json", "--verbose"]),
@@ -533,7 +552,7 @@ impl Driver {
             return Some(format!("cannot make a directory to start it in: {e}"));
         }
         let prompt = "Reply with the word ok.";
-        let (args, env) = self.unattended(false);
+        let (args, env) = self.unattended(false, false);
         let why = match (model, self.cli()) {
             (Model::Scripted, Some(cli)) => {
                 let mut spec = RunSpec::new(
@@ -566,7 +585,7 @@ impl Driver {
             (Model::Real, _) => {
                 let (bin, _) = self.binary().expect("a real driver");
                 let mut cmd = Command::new(bin);
-                cmd.args(self.real_args(prompt, false))
+                cmd.args(self.real_args(prompt, false, false))
                     .args(extra)
                     .envs(env)
                     .current_dir(&dir)
@@ -602,7 +621,7 @@ impl Driver {
             model: Model::Real,
             hook: false,
             home: &home,
-            remote: None,
+            vm: None,
         };
         self.act_with(&how, task, prompt, command, dir, path)
     }
@@ -638,13 +657,13 @@ impl Driver {
         }
         let (bin, _) = self.binary().expect("a real driver");
         let mut cmd = Command::new(bin);
-        cmd.args(self.real_args(prompt, how.hook));
+        cmd.args(self.real_args(prompt, how.hook, how.vm.is_some()));
         if how.hook {
             // The hooks were installed into the cell's HOME, not the user's.
             cmd.env("HOME", how.home)
                 .env("CODEX_HOME", how.home.join(".codex"));
         }
-        cmd.envs(self.unattended(how.hook).1)
+        cmd.envs(self.unattended(how.hook, how.vm.is_some()).1)
             .current_dir(dir)
             .env("PATH", path)
             .stdin(Stdio::null());
@@ -703,7 +722,7 @@ impl Driver {
             )
         })?;
         let mut spec = RunSpec::new(prompt, script, how.home, dir);
-        let (args, env) = self.unattended(how.hook);
+        let (args, env) = self.unattended(how.hook, how.vm.is_some());
         spec = spec.args(args);
         // The cell's PATH (lens, rtk, the task's tools) after the CLIs' own.
         let mut full = std::ffi::OsString::from(AgentCli::bin_dir());
@@ -734,7 +753,7 @@ impl Driver {
             }
         }
         spec.time_limit = Duration::from_secs(task.time_limit_s);
-        spec.remote = how.remote.cloned();
+        spec.remote = how.vm.and_then(|v| v.model_server.clone());
         let run = cli.run(&spec)?;
         Ok(Outcome::from_run(&run, cli))
     }
@@ -916,24 +935,35 @@ mod tests {
 
     #[test]
     fn the_unattended_flags_are_the_pinned_clis_own() {
-        let (codex, _) = Driver::Codex.unattended(false);
+        let (codex, _) = Driver::Codex.unattended(false, false);
         assert!(!codex.iter().any(|a| a == "--full-auto"), "{codex:?}");
         assert!(codex.windows(2).any(|w| w == ["-s", "workspace-write"]));
         assert!(codex.contains(&"approval_policy=\"never\"".to_string()));
-        let (hooked, _) = Driver::Codex.unattended(true);
+        let (hooked, _) = Driver::Codex.unattended(true, false);
         assert!(hooked.contains(&"--dangerously-bypass-hook-trust".to_string()));
-        let (claude, env) = Driver::Claude.unattended(false);
+        // In a guest the microVM is the sandbox (bubblewrap cannot run there).
+        let (guest, _) = Driver::Codex.unattended(true, true);
+        assert!(!guest.iter().any(|a| a == "workspace-write"), "{guest:?}");
+        assert!(guest.contains(&"--dangerously-bypass-approvals-and-sandbox".to_string()));
+        assert!(guest.contains(&"--dangerously-bypass-hook-trust".to_string()));
+        let (claude, env) = Driver::Claude.unattended(false, false);
         assert_eq!(claude, ["--dangerously-skip-permissions"]);
         assert_eq!(
             env.iter().any(|(k, v)| k == "IS_SANDBOX" && v == "1"),
             is_root()
         );
-        let gemini = Driver::Gemini.real_args("p", false);
+        let gemini = Driver::Gemini.real_args("p", false, false);
         assert_eq!(
             gemini,
             ["-p", "p", "-o", "stream-json", "--approval-mode", "yolo"]
         );
-        assert_eq!(Driver::Opencode.real_args("p", false).last().unwrap(), "p");
+        assert_eq!(
+            Driver::Opencode
+                .real_args("p", false, false)
+                .last()
+                .unwrap(),
+            "p"
+        );
         for d in ["gemini", "opencode"] {
             assert_eq!(Driver::parse(d).unwrap().name(), d);
         }
