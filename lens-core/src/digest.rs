@@ -199,19 +199,27 @@ impl Digest {
 /// `@@` line and the changed lines under it) joined by newlines into one, so a
 /// cut never leaves a lone `+`; every other line on its own.
 fn hunks(lines: &[String]) -> impl Iterator<Item = String> + '_ {
+    hunk_spans(lines)
+        .into_iter()
+        .map(|(a, b)| lines[a..b].join("\n"))
+}
+
+/// Where each of a section's pieces starts and ends: a hunk is its `@@` line and
+/// the changed lines under it, every other line a piece of its own.
+pub(crate) fn hunk_spans(lines: &[String]) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
     let mut i = 0;
-    std::iter::from_fn(move || {
-        let first = lines.get(i)?;
+    while i < lines.len() {
         let mut j = i + 1;
-        if first.starts_with("@@ ") {
+        if lines[i].starts_with("@@ ") {
             while j < lines.len() && lines[j].starts_with(['+', '-']) {
                 j += 1;
             }
         }
-        let piece = lines[i..j].join("\n");
+        spans.push((i, j));
         i = j;
-        Some(piece)
-    })
+    }
+    spans
 }
 
 /// One digest line: a head, then a list of items (names) joined by `sep`.

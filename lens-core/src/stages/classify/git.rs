@@ -269,7 +269,8 @@ fn status(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<u
 }
 
 fn diff(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
-    let sections = diff_sections(doc, range.clone());
+    let mut sections = diff_sections(doc, range.clone());
+    fold_repeated_changes(&mut sections);
     found.digests.push(Digest {
         body: Body::Sections(sections),
         ..Digest::of_lines(stream, range.start, range.end, Vec::new())
@@ -357,6 +358,72 @@ fn diff_sections(doc: &Doc, range: std::ops::Range<usize>) -> Vec<(String, Vec<S
     flush(&mut out, &mut run, run_old, run_new, dels, adds);
     close_section(&mut sections, &mut out);
     sections
+}
+
+/// A refactor applied alike in many files prints the same hunks again and again;
+/// each repeat is written once. A file whose every hunk, numbers included, is
+/// an earlier file's becomes its heading alone, `diff b.py (the same 4 hunks as
+/// a.py)`; a hunk whose changed lines an earlier file shows keeps its own `@@`
+/// numbers and names the hunk that shows them: `@@ -4,0 +5,3 @@ (as in a.py)`
+/// when its numbers are the same, else `@@ -9,0 +10,3 @@ (the lines of a.py
+/// @@ -4,0 +5,3 @@)`. A reference names only lines printed as they are, and is
+/// made only where it is shorter than what it stands for.
+fn fold_repeated_changes(sections: &mut [(String, Vec<String>)]) {
+    use std::collections::HashMap;
+    // A file's whole list of lines, and a hunk's changed lines, with the first
+    // file that showed them in full.
+    let mut files: HashMap<Vec<String>, String> = HashMap::new();
+    let mut changes: HashMap<Vec<String>, (String, String)> = HashMap::new();
+    for (heading, lines) in sections.iter_mut() {
+        let Some(name) = heading.strip_prefix("diff ").map(str::to_string) else {
+            continue;
+        };
+        if lines.is_empty() {
+            continue;
+        }
+        let pieces = crate::digest::hunk_spans(lines);
+        if let Some(first) = files.get(lines.as_slice()) {
+            if pieces.iter().all(|&(a, _)| lines[a].starts_with("@@ ")) {
+                let n = pieces.len();
+                let what = if n == 1 { "hunk" } else { "hunks" };
+                let note = format!(" (the same {n} {what} as {first})");
+                if note.len() < lines.iter().map(|l| l.len() + 1).sum() {
+                    heading.push_str(&note);
+                    lines.clear();
+                    continue;
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(lines.len());
+        for (a, b) in pieces {
+            let (header, body) = (&lines[a], &lines[a + 1..b]);
+            let hunk = header.starts_with("@@ ") && !body.is_empty();
+            let note = match changes.get(body) {
+                Some((file, _)) if !hunk || *file == name => None,
+                Some((file, at)) if at == header => Some(format!(" (as in {file})")),
+                Some((file, at)) => Some(format!(" (the lines of {file} {at})")),
+                None => None,
+            };
+            match note {
+                Some(note) if note.len() < body.iter().map(|l| l.len() + 1).sum() => {
+                    out.push(format!("{header}{note}"));
+                }
+                _ => {
+                    if hunk {
+                        changes
+                            .entry(body.to_vec())
+                            .or_insert_with(|| (name.clone(), header.clone()));
+                    }
+                    out.extend_from_slice(&lines[a..b]);
+                }
+            }
+        }
+        if out == *lines {
+            files.entry(out).or_insert(name);
+        } else {
+            *lines = out;
+        }
+    }
 }
 
 /// Moves the lines gathered so far under the last heading (or, before the first
@@ -463,6 +530,52 @@ mod tests {
                 "On branch main",
                 "staged: M a.py, R b.py -> c.py",
                 "untracked: notes/ scratch.py"
+            ]
+        );
+    }
+
+    #[test]
+    fn diff_writes_a_change_repeated_across_files_once() {
+        let file = |name: &str, at: u32, hunks: &[&str]| {
+            let mut t = format!(
+                "diff --git a/{name} b/{name}\nindex 1..2 100644\n--- a/{name}\n+++ b/{name}\n"
+            );
+            for (k, h) in hunks.iter().enumerate() {
+                let o = at + 10 * k as u32;
+                t.push_str(&format!("@@ -{o},0 +{o},2 @@\n{h}"));
+            }
+            t
+        };
+        let log = "+import logging\n+log = logging.getLogger(__name__)\n";
+        let retry =
+            "+            log.warning(\"retrying %s\", item.id)\n+            time.sleep(1)\n";
+        let out = [
+            file("a.py", 4, &[log, retry]),
+            file("b.py", 4, &[log, retry]),
+            file("c.py", 4, &[log]),
+            file("d.py", 7, &[retry]),
+            file("e.py", 4, &["+x = 1\n+y = 2\n"]),
+        ]
+        .concat();
+        assert_eq!(
+            digest(&out),
+            vec![
+                "diff a.py",
+                "@@ -3,0 +4,2 @@",
+                "+import logging",
+                "+log = logging.getLogger(__name__)",
+                "@@ -13,0 +14,2 @@",
+                "+            log.warning(\"retrying %s\", item.id)",
+                "+            time.sleep(1)",
+                "diff b.py (the same 2 hunks as a.py)",
+                "diff c.py",
+                "@@ -3,0 +4,2 @@ (as in a.py)",
+                "diff d.py",
+                "@@ -6,0 +7,2 @@ (the lines of a.py @@ -13,0 +14,2 @@)",
+                "diff e.py",
+                "@@ -3,0 +4,2 @@",
+                "+x = 1",
+                "+y = 2",
             ]
         );
     }
