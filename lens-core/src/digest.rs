@@ -666,12 +666,21 @@ fn findings(doc: &Doc, groups: &[FindingGroup], detail: Detail) -> Vec<Piece> {
             }
             continue;
         }
+        // A column every location shares (a use site repeated on the same line of
+        // each file) is said once: `file:line` still names each place exactly.
+        let column = shared_column(&locs);
+        let strip = column.map_or(0, |c| c.len() + 1);
+        let under = match (column, under.is_empty()) {
+            (None, _) => under,
+            (Some(c), true) => format!(" (each at column {c})"),
+            (Some(c), false) => format!(" (paths from {shared}; each at column {c})"),
+        };
         // A location reported again (a header's error, once per file including
         // it) is listed once, with how many times.
         let mut list: Vec<(String, usize)> = Vec::new();
         let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for (loc, vals) in &g.at {
-            let loc = &loc[shared.len()..];
+            let loc = &loc[shared.len()..loc.len() - strip];
             let item = if vals.is_empty() {
                 loc.to_string()
             } else {
@@ -704,6 +713,21 @@ fn findings(doc: &Doc, groups: &[FindingGroup], detail: Detail) -> Vec<Piece> {
         });
     }
     out
+}
+
+/// The column every `file:line:col` location shares, when saying it once (`each
+/// at column 11`) is shorter than repeating it.
+fn shared_column<'a>(locs: &[&'a str]) -> Option<&'a str> {
+    let column = |loc: &'a str| -> Option<&'a str> {
+        let (rest, col) = loc.rsplit_once(':')?;
+        let (file, line) = rest.rsplit_once(':')?;
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        (!file.is_empty() && digits(line) && digits(col)).then_some(col)
+    };
+    let col = column(locs.first()?)?;
+    let saved = locs.len() * (col.len() + 1);
+    (locs.iter().all(|l| column(l) == Some(col)) && saved > " (each at column )".len() + col.len())
+        .then_some(col)
 }
 
 /// Collapses every run of at least three names that differ only in a number
@@ -931,6 +955,45 @@ mod tests {
         assert_eq!(values, ["src/a.c", "/tmp/x/log"]);
         // A lone slash, a division or a word that only starts one is prose.
         assert_eq!(slots("use / to split").1, Vec::<String>::new());
+    }
+
+    /// The lines of the one digest a failed build's `stderr` gets.
+    fn build_digest(stderr: &str) -> Vec<String> {
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, "", stderr, 101);
+        crate::stages::classify::run(&mut doc);
+        crate::stages::cause::run(&mut doc);
+        crate::stages::cause::apply(&mut doc, 0);
+        doc.digests[0].lines(&doc, Detail::Full)
+    }
+
+    #[test]
+    fn a_column_every_location_shares_is_said_once() {
+        let report = |file: &str, line: u32, col: u32| {
+            format!("error[E0308]: mismatched types\n  --> src/{file}.rs:{line}:{col}\n   |\n{line} |     units(item.quantity)\n   |           ^^^^^^^^^^^^^ expected `u32`, found `String`\n\n")
+        };
+        let same: String = (0..12)
+            .map(|i| report(["a", "b", "c"][i % 3], 5 * i as u32 + 7, 11))
+            .collect();
+        let lines = build_digest(&same);
+        assert_eq!(
+            lines.last().unwrap(),
+            "E0308 ×12 (each at column 11): src/a.rs:7, src/b.rs:12, src/c.rs:17, src/a.rs:22, \
+             src/b.rs:27, src/c.rs:32, src/a.rs:37, src/b.rs:42, src/c.rs:47, src/a.rs:52, \
+             src/b.rs:57, src/c.rs:62"
+        );
+        // The first report keeps its column as printed.
+        assert_eq!(lines[1], "  --> src/a.rs:7:11");
+        // Columns that differ stay on each location.
+        let mixed: String = (0..12)
+            .map(|i| report("a", 5 * i as u32 + 7, 11 + (i == 4) as u32))
+            .collect();
+        let list = build_digest(&mixed).pop().unwrap();
+        assert!(list.starts_with("E0308 ×12: src/a.rs:7:11, "), "{list}");
+        assert!(list.contains("src/a.rs:27:12"), "{list}");
+        // Two locations save less than the note costs.
+        assert_eq!(shared_column(&["src/a.rs:7:11", "src/b.rs:7:11"]), None);
+        assert_eq!(shared_column(&["a.ts(6,18)"; 20]), None);
     }
 
     #[test]
