@@ -93,7 +93,9 @@ pub struct FindingGroup {
     /// Every report's location as printed, with the quoted values that differ
     /// between reports (empty when the message is the same every time).
     pub at: Vec<(String, Vec<String>)>,
-    /// Every report's rule (when it has one) and message, as printed.
+    /// Every report's message as printed, after its rule where the tool prints
+    /// the rule first on the message's line (ruff's `F401 …`); the group's `rule`
+    /// names it for the rest.
     pub said: Vec<String>,
 }
 

@@ -68,11 +68,16 @@ pub fn run(doc: &mut Doc) {
             }
         }
         groups[g].0.at.push((f.location.clone(), Vec::new()));
-        groups[g].0.said.push(if f.rule.is_empty() {
-            f.message.clone()
-        } else {
-            format!("{} {}", f.rule, f.message)
-        });
+        // The group's head names the rule; a report repeats it only where the tool
+        // prints it as part of the message's line (ruff's `F841 Local variable …`).
+        let with_rule = format!("{} {}", f.rule, f.message);
+        groups[g].0.said.push(
+            if !f.rule.is_empty() && doc.lines[f.head].text.contains(with_rule.as_str()) {
+                with_rule
+            } else {
+                f.message.clone()
+            },
+        );
         groups[g].1.push(values);
         group_of.push(g);
     }
@@ -403,15 +408,16 @@ mod tests {
             all.contains("`AccountId`") && all.contains("`u64`"),
             "{all}"
         );
-        // Each report keeps its whole message, one line each.
+        // Each report keeps its whole message, one line each, under the head that
+        // names its code (rustc prints none before the message).
         assert!(
             all.contains(
-                "src/m1.rs:11:9 E0308 mismatched types: expected `AccountId`, found `u64`"
+                "E0308 ×4:\n  src/m1.rs:11:9 mismatched types: expected `AccountId`, found `u64`"
             ),
             "{all}"
         );
         assert!(
-            all.contains("src/m2.rs:12:9 E0308 mismatched types: expected `u32`, found `String`"),
+            all.contains("src/m2.rs:12:9 mismatched types: expected `u32`, found `String`"),
             "{all}"
         );
         // Cut to less room, the digest lists each location with its values.
@@ -419,6 +425,40 @@ mod tests {
         let cut = cut.join("\n");
         assert!(cut.contains("src/m1.rs:11:9 `AccountId` `u64`"), "{cut}");
         assert!(cut.len() <= 200, "{cut}");
+    }
+
+    #[test]
+    fn a_report_repeats_its_rule_only_where_the_tool_prints_it_first() {
+        let lines = |text: &str| {
+            let argv = vec![];
+            let mut doc = Doc::new(&argv, text, "", 1);
+            classify::run(&mut doc);
+            run(&mut doc);
+            doc.digests[0].lines(&doc, Detail::Full)
+        };
+        let mypy: String = ["Invoice", "Refund", "Payout"]
+            .iter()
+            .map(|t| format!("billing/{t}.py:20: error: Incompatible return value type (got \"None\", expected \"{t}\")  [return-value]\n"))
+            .collect();
+        assert_eq!(
+            lines(&mypy)[1..],
+            [
+                "return-value ×3:",
+                "  billing/Refund.py:20 Incompatible return value type (got \"None\", expected \"Refund\")",
+                "  billing/Payout.py:20 Incompatible return value type (got \"None\", expected \"Payout\")",
+            ]
+        );
+        // ruff prints the code first, and the line reads as ruff's own.
+        let ruff: String = ["refund", "report"]
+            .iter()
+            .map(|n| format!("F841 Local variable `{n}_total` is assigned to but never used\n  --> svc/api/{n}.py:12:5\n   |\n12 |     {n}_total = 0\n   |     ^^^^^^^^^^^^\n   |\nhelp: Remove assignment to unused variable `{n}_total`\n\n"))
+            .collect();
+        let got = lines(&ruff);
+        assert_eq!(
+            got.last().unwrap(),
+            "  svc/api/report.py:12:5 F841 Local variable `report_total` is assigned to but never used",
+            "{got:?}"
+        );
     }
 
     #[test]
