@@ -375,7 +375,11 @@ fn fold_repeated_changes(sections: &mut [(String, Vec<String>)]) {
     let mut files: HashMap<Vec<String>, String> = HashMap::new();
     let mut changes: HashMap<Vec<String>, (String, String)> = HashMap::new();
     for (heading, lines) in sections.iter_mut() {
-        let Some(name) = heading.strip_prefix("diff ").map(str::to_string) else {
+        // A renamed file is named by its new path.
+        let Some(name) = heading
+            .strip_prefix("diff ")
+            .map(|h| h.rsplit(" -> ").next().unwrap_or(h).to_string())
+        else {
             continue;
         };
         if lines.is_empty() {
@@ -555,6 +559,10 @@ mod tests {
             file("c.py", 4, &[log]),
             file("d.py", 7, &[retry]),
             file("e.py", 4, &["+x = 1\n+y = 2\n"]),
+            "diff --git a/f.py b/g.py\nsimilarity index 90%\nrename from f.py\nrename to g.py\n@@ -3,0 +4,2 @@\n+renamed_from_the_old_module = 1\n+moved_with_it = 2\n@@ -9,0 +11,2 @@\n+import logging\n+log = logging.getLogger(__name__)\n".to_string(),
+            file("h.py", 4, &["+x = 1\n+y = 2\n"]),
+            file("i.py", 4, &["+renamed_from_the_old_module = 1\n+moved_with_it = 2\n"]),
+            file("j.py", 50, &["+x = 1\n+y = 2\n"]),
         ]
         .concat();
         assert_eq!(
@@ -574,6 +582,23 @@ mod tests {
                 "@@ -6,0 +7,2 @@ (the lines of a.py @@ -13,0 +14,2 @@)",
                 "diff e.py",
                 "@@ -3,0 +4,2 @@",
+                "+x = 1",
+                "+y = 2",
+                "diff f.py -> g.py",
+                "similarity index 90%",
+                "rename from f.py",
+                "rename to g.py",
+                "@@ -2,0 +4,2 @@",
+                "+renamed_from_the_old_module = 1",
+                "+moved_with_it = 2",
+                "@@ -8,0 +11,2 @@ (the lines of a.py @@ -3,0 +4,2 @@)",
+                "diff h.py (the same 1 hunk as e.py)",
+                // A renamed file is named by its new path.
+                "diff i.py",
+                "@@ -3,0 +4,2 @@ (the lines of g.py @@ -2,0 +4,2 @@)",
+                // Where the note would cost more than the lines, they are shown.
+                "diff j.py",
+                "@@ -49,0 +50,2 @@",
                 "+x = 1",
                 "+y = 2",
             ]
