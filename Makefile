@@ -13,6 +13,8 @@
 #   make bench-big       1 GiB outputs, memory ceiling, big cargo logs vs rtk
 #   make fuzz            the pipeline fuzz run (FUZZ_EXECS inputs, checked)
 #   make retention       retention sweep (RETENTION_ARGS="--driver claude" spends credits)
+#   make agents-sweep    each real agent CLI against the scripted model (raw, level2, hook)
+#   make agents-sweep-vm the same for Codex with each cell in a microVM (make image first)
 #   make session         paired-session benchmark (SESSION_ARGS="--driver claude" spends credits)
 #   make transcripts     what Lens would have shown in real transcripts (TRANSCRIPTS=files)
 #   make failing-share   the share of the paired sessions' output that failing commands print

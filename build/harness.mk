@@ -2,7 +2,7 @@
 COMPARE := $(CARGO_TARGET_DIR)/release/compare
 COMPARE_ARGS ?=
 
-.PHONY: agents compare compare-record compare-live compare-vm harness-bin readme-table retention retention-plan retention-vm results charts rtk-fixtures session session-plan transcripts
+.PHONY: agents agents-sweep agents-sweep-vm compare compare-record compare-live compare-vm harness-bin readme-table retention retention-plan retention-vm results charts rtk-fixtures session session-plan transcripts
 
 harness-bin:
 	$(CARGO) build --release --locked -p harness
@@ -83,6 +83,21 @@ charts:
 retention-vm: build harness-bin
 	$(HARNESS) run --run --driver scripted --isolation vm --tasks mid-stream-trap \
 	  --variants raw,level2 --out results/retention-vm.json
+
+# Each real agent CLI (make agents) end to end against the scripted model: one
+# task, the raw, level 2 and hook variants, in a directory; then Codex the same
+# way with every cell in its own microVM (make image first: the image holds the
+# CLIs), its model server on the host behind the credential broker.
+AGENT_DRIVERS := claude codex gemini opencode
+agents-sweep: build harness-bin agents
+	for d in $(AGENT_DRIVERS); do \
+	  $(HARNESS) run --run --driver $$d --model scripted --tasks last-line-trap \
+	    --variants raw,level2,hook --out results/retention-$$d-scripted-model.json || exit 1; \
+	done
+
+agents-sweep-vm: build harness-bin agents
+	$(HARNESS) run --run --driver codex --model scripted --isolation vm --tasks last-line-trap \
+	  --variants raw,level2,hook --out results/retention-vm-codex-scripted-model.json
 
 # The agent CLIs the real-client tests run (harness/tests/real_cli.rs), at the
 # versions harness/agents/package.json and its lockfile pin, installed under
