@@ -34,6 +34,28 @@ fn boot_with_broker(staged: PathBuf, broker_port: u16, scratch: &Path) -> vm::Bo
     boot
 }
 
+/// A broker in front of `upstream` that puts `key` in `header` (after
+/// `prefix`) where the guest sends the key's placeholder.
+fn broker_to(upstream: String, header: &str, prefix: &str, key: &str) -> Broker {
+    Broker::start(Config {
+        upstream,
+        header: header.into(),
+        prefix: prefix.into(),
+        key: key.into(),
+        placeholder: placeholder_for(key),
+    })
+    .unwrap()
+}
+
+/// An empty scratch folder for one test, and the job folder in it.
+fn fresh_job(tag: &str) -> (PathBuf, PathBuf) {
+    let scratch = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let staged = scratch.join("job");
+    std::fs::create_dir_all(&staged).unwrap();
+    (scratch, staged)
+}
+
 /// The broker on `port`, each guest connection relayed by the harness binary.
 fn forward(port: u16) -> Forward {
     Forward {
@@ -147,18 +169,13 @@ fn the_guest_reaches_the_broker_and_nothing_else() {
     let key = "sk-test-REAL-0123456789abcdef";
     let ph = placeholder_for(key);
     let up = common::upstream();
-    let broker = Broker::start(Config {
-        upstream: format!("http://127.0.0.1:{}", up.port),
-        header: "x-api-key".into(),
-        prefix: String::new(),
-        key: key.into(),
-        placeholder: ph.clone(),
-    })
-    .unwrap();
-    let scratch = std::env::temp_dir().join(format!("vm-smoke-net-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
-    let staged = scratch.join("job");
-    std::fs::create_dir_all(&staged).unwrap();
+    let broker = broker_to(
+        format!("http://127.0.0.1:{}", up.port),
+        "x-api-key",
+        "",
+        key,
+    );
+    let (scratch, staged) = fresh_job("vm-smoke-net");
     // Through the broker; then straight at the upstream's port on the host (the
     // gateway, 10.0.2.2), which restrict=on must stop. busybox's wget crashes
     // resolving even a literal address (static glibc without NSS); nc does not.
@@ -205,18 +222,8 @@ fn the_broker_hands_the_scripted_model_the_real_key_and_the_guest_the_placeholde
     let key = "sk-test-REAL-fedcba9876543210";
     let ph = placeholder_for(key);
     let server = Server::start(Script::commands(vec!["git status".into()], "Done.")).unwrap();
-    let broker = Broker::start(Config {
-        upstream: server.url(),
-        header: "x-api-key".into(),
-        prefix: String::new(),
-        key: key.into(),
-        placeholder: ph.clone(),
-    })
-    .unwrap();
-    let scratch = std::env::temp_dir().join(format!("vm-smoke-model-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
-    let staged = scratch.join("job");
-    std::fs::create_dir_all(&staged).unwrap();
+    let broker = broker_to(server.url(), "x-api-key", "", key);
+    let (scratch, staged) = fresh_job("vm-smoke-model");
     // One Messages call as Claude Code makes it, with the key it was given.
     let body = r#"{"model":"claude-scripted","max_tokens":64,"stream":false,"messages":[{"role":"user","content":"Run the commands."}],"tools":[{"name":"Bash","description":"Run a shell command","input_schema":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}}]}"#;
     std::fs::write(
@@ -341,17 +348,8 @@ fn a_real_codex_in_the_guest_reads_lens_views_through_the_broker() {
     let key = "sk-test-REAL-codex-0123456789";
     let ph = placeholder_for(key);
     let server = Server::start(Script::commands(vec!["seq 1 3000".into()], "Done.")).unwrap();
-    let broker = Broker::start(Config {
-        upstream: server.url(),
-        header: "authorization".into(),
-        prefix: "Bearer ".into(),
-        key: key.into(),
-        placeholder: ph.clone(),
-    })
-    .unwrap();
-    let scratch = std::env::temp_dir().join(format!("vm-smoke-codex-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
-    let staged = scratch.join("job");
+    let broker = broker_to(server.url(), "authorization", "Bearer ", key);
+    let (scratch, staged) = fresh_job("vm-smoke-codex");
     std::fs::create_dir_all(staged.join("project")).unwrap();
     std::fs::create_dir_all(staged.join("home/.codex")).unwrap();
     stage_lens(&staged);
