@@ -43,6 +43,10 @@ pub struct Captured {
     /// Budget asked for; else the config's, else the default. A hook passes the
     /// smaller of that and what its agent shows without cutting.
     pub budget: Option<usize>,
+    /// The agent holds only a part of the output and keeps no path to the
+    /// rest (Codex past its rollout's 64 KiB, or a later chunk of a long
+    /// run): nothing whole can be stored, so the agent's result stands.
+    pub partial: bool,
 }
 
 /// Why the agent's own result stands.
@@ -59,6 +63,9 @@ pub enum Raw {
     /// The output could not be stored (or the full output read): nothing is
     /// elided that the store does not hold.
     NotStored,
+    /// The agent handed over only a part of the output, with no way to the
+    /// rest ([`Captured::partial`]).
+    Partial,
 }
 
 impl Raw {
@@ -70,6 +77,7 @@ impl Raw {
             Raw::NotText => "not-text",
             Raw::LevelThree => "level-3",
             Raw::NotStored => "not-stored",
+            Raw::Partial => "agent-kept-a-part",
         }
     }
 }
@@ -113,6 +121,9 @@ const HOLD: u64 = 64 << 20;
 /// Filters captured output: the view, or why the agent's own result stands.
 /// Diagnostics (a broken config, a filter panic) are pushed, never printed.
 pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, Raw> {
+    if c.partial {
+        return Err(Raw::Partial);
+    }
     let argv = classify(&c.line)?;
     // Where the agent kept the whole output, the part it handed over is not
     // the output: a full file Lens cannot read leaves the agent's result alone.
@@ -210,6 +221,7 @@ pub(crate) fn as_cmd(a: crate::args::AsArgs) -> i32 {
             .map(|d| d.display().to_string()),
         level: a.level,
         budget: a.budget,
+        partial: false,
     };
     let mut diagnostics = Vec::new();
     let text: &[u8] = match filter(&c, &mut diagnostics) {
@@ -251,6 +263,7 @@ mod tests {
             cwd: None,
             level: None,
             budget: None,
+            partial: false,
         }
     }
 

@@ -60,16 +60,16 @@ pub fn read_event(event: &Value) -> Option<Captured> {
     };
     // The rollout's output is the command's own (up to 64 KiB); the event's is
     // what the model would read, already cut.
-    let (output, exit) = match done {
+    let (output, exit, partial) = match done {
         // A command that ran past Codex's first wait is reported in chunks: the
         // model has read the earlier ones already, and this event holds only
         // the last. Its output is then not the head of the command's.
-        Some((out, _)) if !same_start(shown, &out) => return None,
+        Some((out, exit)) if !same_start(shown, &out) => (shown.to_string(), exit, true),
         // Codex keeps 64 KiB of the output there: past that, neither it nor
         // the event holds the whole, and what the model reads stays Codex's.
-        Some((out, _)) if out.len() >= ROLLOUT_OUTPUT_CAP => return None,
-        Some((out, exit)) => (out, exit),
-        None => (shown.to_string(), None),
+        Some((out, exit)) if out.len() >= ROLLOUT_OUTPUT_CAP => (out, exit, true),
+        Some((out, exit)) => (out, exit, false),
+        None => (shown.to_string(), None, false),
     };
     Some(Captured {
         line: line.to_string(),
@@ -79,6 +79,7 @@ pub fn read_event(event: &Value) -> Option<Captured> {
         cwd: event.get("cwd").and_then(Value::as_str).map(String::from),
         level: None,
         budget: None,
+        partial,
     })
 }
 
@@ -175,6 +176,7 @@ mod tests {
             (c.output.as_slice(), c.exit),
             (&b"full output\n"[..], Some(3))
         );
+        assert!(!c.partial);
         // No rollout: the event's own text, exit unknown.
         let mut e = event.clone();
         e["transcript_path"] = json!(dir.join("none.jsonl").display().to_string());
@@ -183,7 +185,23 @@ mod tests {
         // The last chunk of a long-running command: the model read the rest already.
         let mut e = event.clone();
         e["tool_response"] = json!("tail end\n");
-        assert!(read_event(&e).is_none());
+        assert!(read_event(&e).unwrap().partial);
+        // Past what the rollout keeps: Codex holds a part, and so would Lens.
+        std::fs::write(
+            &rollout,
+            format!("{}\n", item("call_1", &"x".repeat(ROLLOUT_OUTPUT_CAP), 0)),
+        )
+        .unwrap();
+        let mut e = event.clone();
+        e["tool_response"] = json!(format!("Warning: truncated output (original token count: 9)\nTotal output lines: 1\n\n{}…9 chars truncated…x\n", "x".repeat(300)));
+        let c = read_event(&e).unwrap();
+        assert!(c.partial);
+        let mut diagnostics = Vec::new();
+        assert_eq!(
+            crate::captured::filter(&c, &mut diagnostics).err(),
+            Some(crate::captured::Raw::Partial)
+        );
+
         e["tool_name"] = json!("apply_patch");
         assert!(read_event(&e).is_none());
         std::fs::remove_dir_all(&dir).unwrap();

@@ -106,6 +106,7 @@ pub fn read_event(event: &Value) -> Option<Captured> {
         cwd: event.get("cwd").and_then(Value::as_str).map(String::from),
         level: None,
         budget: None,
+        partial: false,
     })
 }
 
