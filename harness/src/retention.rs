@@ -554,10 +554,13 @@ fn vm_cell(
         staged: staged.clone(),
         disk_mib: 4096,
         limit: Duration::from_secs(cell.task.time_limit_s + 600),
-        broker: match &broker {
-            Some((b, _)) => Some(Forward::to_port(b.port)?),
-            None => None,
-        },
+        // Relayed by the harness binary as the sweep found it at its start:
+        // a rebuild during the sweep leaves this process's own link pointing
+        // at a deleted file.
+        broker: broker.as_ref().map(|(b, _)| Forward {
+            port: b.port,
+            relay: tools.harness.clone(),
+        }),
         readback: vec!["/out".into(), "/work".into()],
         echo: false,
     };

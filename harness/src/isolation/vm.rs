@@ -100,14 +100,6 @@ pub struct Forward {
 }
 
 impl Forward {
-    /// The broker on `port`, relayed by this process's own executable (the
-    /// harness binary, which has the `relay` subcommand).
-    pub fn to_port(port: u16) -> Result<Forward> {
-        let relay = std::env::current_exe()
-            .context("cannot find the harness binary to relay the guest's connections")?;
-        Ok(Forward { port, relay })
-    }
-
     /// The `-netdev` option: restrict=on (no route out) and one forwarded
     /// address. QEMU splits options at commas (a literal one is doubled) and
     /// runs the command with `/bin/sh -c`, so the path is single-quoted.
