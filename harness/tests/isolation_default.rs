@@ -4,9 +4,14 @@
 use std::process::Command;
 
 fn plan(args: &[&str]) -> (String, String) {
+    plan_with(args, &[])
+}
+
+fn plan_with(args: &[&str], env: &[(&str, &std::path::Path)]) -> (String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_harness"))
         .arg("plan")
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
@@ -35,18 +40,23 @@ fn a_real_agent_defaults_to_a_microvm_and_a_directory_warns() {
     let (out, err) = plan(&["--tasks", "mid-stream-trap"]);
     assert!(out.contains("isolation Dir"), "{out}");
     assert!(err.is_empty(), "{err}");
-    // A real CLI in a microVM needs an image that holds it (and here there is
-    // no root image at all): refused up front, before the agent is started once.
-    let (out, _) = plan(&[
-        "--driver",
-        "claude",
-        "--model",
-        "scripted",
-        "--tasks",
-        "mid-stream-trap",
-        "--isolation",
-        "vm",
-    ]);
+    // A real CLI in a microVM needs an image that holds it (here an empty
+    // image folder): refused up front, before the agent is started once.
+    let empty = std::env::temp_dir().join(format!("lens-no-image-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let (out, _) = plan_with(
+        &[
+            "--driver",
+            "claude",
+            "--model",
+            "scripted",
+            "--tasks",
+            "mid-stream-trap",
+            "--isolation",
+            "vm",
+        ],
+        &[("LENS_IMAGE_DIR", &empty)],
+    );
     assert!(out.contains("preflight: NOT ready"), "{out}");
     assert!(out.contains("make image`"), "{out}");
     assert!(!out.contains("starting claude once"), "{out}");

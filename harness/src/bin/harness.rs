@@ -477,29 +477,7 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     }
     // Said before anything starts: every cell would fail the same way.
     let mut missing = Vec::new();
-    if isolation == Isolation::Vm {
-        if let Some(cli) = a.driver.cli() {
-            // The image's manifest says which agent CLIs the guest has.
-            match harness::isolation::image::read_manifest(&root.join(harness::isolation::MANIFEST))
-            {
-                Ok(m) => missing.extend(harness::isolation::image::agent_missing(&m.tools, cli)),
-                Err(e) => missing.push(format!("{e:#}")),
-            }
-        }
-    }
     missing.extend(a.driver.preflight(a.model));
-    if missing.is_empty() && !a.driver.simulated() {
-        println!(
-            "preflight: starting {} once on a trivial prompt, as a cell would{}...",
-            a.driver.name(),
-            if a.model == Model::Real {
-                " (one short model call)"
-            } else {
-                " (against the scripted model)"
-            }
-        );
-        missing.extend(a.driver.start_check(a.model, &[]));
-    }
     if uses_lens && !lens.is_file() {
         missing.push(format!(
             "no lens binary at {}; run `make build`",
@@ -513,6 +491,19 @@ fn plan_and_maybe_run(a: Args, may_run: bool) -> Result<()> {
     }
     if isolation == Isolation::Vm {
         missing.extend(vm_missing(&root, a.driver, a.model));
+    }
+    // The agent is started once only when nothing else would stop every cell.
+    if missing.is_empty() && !a.driver.simulated() {
+        println!(
+            "preflight: starting {} once on a trivial prompt, as a cell would{}...",
+            a.driver.name(),
+            if a.model == Model::Real {
+                " (one short model call)"
+            } else {
+                " (against the scripted model)"
+            }
+        );
+        missing.extend(a.driver.start_check(a.model, &[]));
     }
     if missing.is_empty() {
         println!("preflight: ready");
@@ -818,10 +809,7 @@ fn vm_missing(root: &Path, driver: Driver, model: Model) -> Vec<String> {
     if isolation::vm::find_qemu().is_none() {
         missing.push("qemu-system-x86_64 is not installed; apt-get install qemu-system-x86".into());
     }
-    match isolation::image::open(
-        &root.join(isolation::MANIFEST),
-        &root.join(isolation::IMAGE_DIR),
-    ) {
+    match isolation::image::open(&root.join(isolation::MANIFEST), &isolation::image_dir(root)) {
         Err(e) => missing.push(format!("{e:#}")),
         Ok(image) => {
             if model == Model::Real && driver.key_var().is_some() && driver.broker_route().is_none()

@@ -75,6 +75,15 @@ pub struct VmHost {
 
 /// Where `make image` puts the image files, under the repository.
 pub const IMAGE_DIR: &str = "out/image";
+
+/// The folder of the image files: `LENS_IMAGE_DIR` when set (another build of
+/// the image, or an empty folder in a test), else `<repo>/out/image`.
+pub fn image_dir(repo: &Path) -> PathBuf {
+    match std::env::var_os("LENS_IMAGE_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => repo.join(IMAGE_DIR),
+    }
+}
 /// The manifest they are checked against.
 pub const MANIFEST: &str = "image/manifest.json";
 
@@ -83,7 +92,7 @@ impl VmHost {
     /// accelerator, and boots the image once running `true`, all before anything is
     /// spent. Each failure is one line: which file or program, and what to run.
     pub fn preflight(repo: &Path, scratch: &Path, memory_mib: u64) -> Result<VmHost> {
-        let image = image::open(&repo.join(MANIFEST), &repo.join(IMAGE_DIR))?;
+        let image = image::open(&repo.join(MANIFEST), &image_dir(repo))?;
         let Some(qemu) = vm::find_qemu() else {
             bail!("qemu-system-x86_64 is not installed; apt-get install qemu-system-x86");
         };
