@@ -291,12 +291,7 @@ fn the_broker_hands_the_scripted_model_the_real_key_and_the_guest_the_placeholde
 /// glibc binary): the binary, and the loader and libraries it links, which the
 /// job's script puts where the loader looks (the initrd's root is writable).
 fn stage_lens(staged: &Path) {
-    let lens = repo().join("out/release/x86_64/lens");
-    assert!(
-        lens.is_file(),
-        "{} is missing; run make build",
-        lens.display()
-    );
+    let lens = lens_bin::lens_binary();
     std::fs::create_dir_all(staged.join("bin")).unwrap();
     std::fs::create_dir_all(staged.join("sys/lib")).unwrap();
     std::fs::copy(&lens, staged.join("bin/lens")).unwrap();
