@@ -412,6 +412,13 @@ fn join_some(v: &[&String]) -> String {
 mod tests {
     use super::*;
 
+    /// The repository's retention tasks (`only` names some; empty is all).
+    fn repo_tasks(only: &[&str]) -> Vec<crate::tasks::Task> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
+        let only: Vec<String> = only.iter().map(|s| s.to_string()).collect();
+        crate::tasks::load_all(&root, &only).unwrap()
+    }
+
     const SCRIPTED: Measures = Measures {
         driver: "scripted",
         model: Model::Real,
@@ -421,8 +428,7 @@ mod tests {
 
     #[test]
     fn cells_run_repeat_by_repeat_shuffled_within_each_by_the_seed() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
-        let tasks = crate::tasks::load_all(&root, &[]).unwrap();
+        let tasks = repo_tasks(&[]);
         let variants: Vec<String> = ["raw", "level2", "level1"]
             .iter()
             .map(|s| s.to_string())
@@ -456,8 +462,7 @@ mod tests {
 
     #[test]
     fn the_hash_changes_with_the_model_the_agent_cli_the_isolation_and_the_tasks() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
-        let tasks = crate::tasks::load_all(&root, &["last-line-trap".to_string()]).unwrap();
+        let tasks = repo_tasks(&["last-line-trap"]);
         let cells = crate::retention::plan(&tasks, &["raw".into(), "level2".into()], 2);
         let claude = Measures {
             driver: "claude",
@@ -520,8 +525,7 @@ mod tests {
 
     #[test]
     fn a_plan_file_edited_to_another_model_or_of_an_older_format_is_refused() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
-        let tasks = crate::tasks::load_all(&root, &["last-line-trap".to_string()]).unwrap();
+        let tasks = repo_tasks(&["last-line-trap"]);
         let cells = crate::retention::plan(&tasks, &["raw".into()], 1);
         let claude = Measures {
             driver: "claude",
