@@ -247,8 +247,12 @@ fn main() {
         Some("guest-cell") => guest_cell(&args[1..]),
         Some("model-server") => model_server(&args[1..]),
         // Run by QEMU for each connection a guest opens to the broker.
+        // Its stderr is the guest's connection too: a failure ends the
+        // connection with an exit code and no words.
         Some("relay") => match args.get(1) {
-            Some(addr) => harness::isolation::vm::relay(addr),
+            Some(addr) => {
+                std::process::exit(i32::from(harness::isolation::vm::relay(addr).is_err()))
+            }
             None => Err(anyhow::anyhow!(
                 "harness relay: name the address: harness relay 127.0.0.1:PORT"
             )),
