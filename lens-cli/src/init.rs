@@ -117,7 +117,11 @@ fn install(
         let earlier = planned.iter().position(|(p, _, _)| p.path == e.path);
         let old = match earlier {
             Some(i) => Some(planned[i].2.clone()),
-            None => read(&e.path)?,
+            None => {
+                let old = read(&e.path)?;
+                strict_check(agent, &e, old.as_deref())?;
+                old
+            }
         };
         match agents::apply(old.as_deref(), &e.change) {
             Ok(Some(new)) => match earlier {
@@ -193,6 +197,26 @@ fn install(
             state.display()
         )
     })
+}
+
+/// Refuses a JSON settings file the agent reads strictly when it has what
+/// only a JSONC reader takes: the agent would refuse the whole file, Lens's
+/// hook with it, though `init` said it was installed.
+fn strict_check(agent: Agent, e: &Edit, old: Option<&str>) -> Result<(), String> {
+    let json = matches!(
+        e.change,
+        Change::Hook { .. } | Change::ListItem { .. } | Change::Member { .. }
+    );
+    let (Some(who), Some(text), true) = (agents::strict_reader(agent), old, json) else {
+        return Ok(());
+    };
+    match agents::not_strict(text) {
+        Some(what) => Err(format!(
+            "{} has {what}, which {who} does not accept; fix the file and run lens init again",
+            e.path.display()
+        )),
+        None => Ok(()),
+    }
 }
 
 fn uninstall(

@@ -495,3 +495,40 @@ fn without_an_agent_init_reports_what_it_would_do() {
     );
     assert_eq!(b.files(), before);
 }
+
+#[test]
+fn strict_json_settings_with_comments_are_refused_and_jsonc_ones_edited() {
+    for (agent, rel, who) in [
+        ("claude", "proj/.claude/settings.local.json", "Claude Code"),
+        ("codex", "proj/.codex/hooks.json", "Codex"),
+    ] {
+        for t in [
+            "{\n  // my model\n  \"model\": \"opus\"\n}\n",
+            "{\n  \"model\": \"opus\",\n}\n",
+        ] {
+            let b = Box_::new(&format!("strict-{agent}"));
+            b.write(rel, t);
+            let before = b.files();
+            let out = b.lens(&["init", "--agent", agent, "--project"], None);
+            assert_eq!(out.status.code(), Some(1));
+            let e = text(&out.stderr);
+            assert!(
+                e.lines().count() == 1
+                    && e.contains(rel.trim_start_matches("proj/"))
+                    && e.contains(&format!("which {who} does not accept"))
+                    && e.contains("fix the file and run lens init again"),
+                "{e}"
+            );
+            assert_eq!(b.files(), before);
+        }
+    }
+    // Gemini CLI reads comments and trailing commas: they stay, and go back as they were.
+    round_trip(
+        "gemini",
+        "--project",
+        &[(
+            "proj/.gemini/settings.json",
+            "{\n  // my model\n  \"model\": {\"name\": \"pro\"},\n}\n",
+        )],
+    );
+}

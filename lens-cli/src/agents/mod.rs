@@ -14,7 +14,8 @@
 //! `--uninstall` puts back exactly what was there; a second `init` changes
 //! nothing. JSON settings are edited in their text ([`jsonedit`]), so every
 //! byte Lens does not add stays as the user wrote it; a settings file that
-//! does not parse is left alone.
+//! does not parse is left alone, and so is one with comments or a trailing
+//! comma when its agent reads strict JSON ([`strict_reader`]).
 //!
 //! One file per agent: what it installs, how its event is read and answered.
 
@@ -326,6 +327,39 @@ pub fn apply(old: Option<&str>, change: &Change) -> Result<Option<String>, Strin
             None => Ok(Some(contents.to_string())),
         },
     }
+}
+
+/// The program that reads `agent`'s JSON settings as strict JSON (no comments,
+/// no trailing commas), by the name its users know; `None` when it reads JSONC.
+pub fn strict_reader(agent: Agent) -> Option<&'static str> {
+    match agent {
+        // Claude Code's settings parser and Codex's `serde_json` reading of
+        // hooks.json both refuse the whole file; Gemini CLI and OpenCode strip
+        // comments first.
+        Agent::Claude => Some("Claude Code"),
+        Agent::Codex => Some("Codex"),
+        Agent::Gemini | Agent::Cursor | Agent::Opencode => None,
+    }
+}
+
+/// What in `text` a strict JSON reader refuses though `init`'s JSONC parser
+/// reads it ("comments", "a trailing comma", or both); `None` when a strict
+/// reader takes it, or when it does not parse at all (which `apply` reports).
+pub fn not_strict(text: &str) -> Option<&'static str> {
+    if text.trim().is_empty()
+        || serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+        || jsonedit::parse(text).is_err()
+    {
+        return None;
+    }
+    let stripped = strip_comments(text);
+    let comments = stripped != text;
+    let commas = serde_json::from_str::<serde::de::IgnoredAny>(&stripped).is_err();
+    Some(match (comments, commas) {
+        (true, true) => "comments and a trailing comma",
+        (true, false) => "comments",
+        _ => "a trailing comma",
+    })
 }
 
 /// The file's contents with only Lens's part of `change` taken out (for a file
@@ -835,6 +869,22 @@ mod tests {
             .unwrap_err()
             .contains("not a JSON object"));
         assert!(apply(Some(r#"{"hooks": 3}"#), &hook()).is_err());
+    }
+
+    #[test]
+    fn what_a_strict_reader_refuses_is_named() {
+        assert_eq!(not_strict("{\"a\": \"https://x\"}\n"), None);
+        assert_eq!(not_strict(""), None);
+        // Not JSON at all: `apply` says so.
+        assert_eq!(not_strict("{\"a\": "), None);
+        assert_eq!(not_strict("{\n  // mine\n  \"a\": 1\n}"), Some("comments"));
+        assert_eq!(not_strict("{\"a\": [1, 2,]}"), Some("a trailing comma"));
+        assert_eq!(
+            not_strict("{\"a\": 1, /* x */}"),
+            Some("comments and a trailing comma")
+        );
+        assert_eq!(strict_reader(Agent::Gemini), None);
+        assert_eq!(strict_reader(Agent::Claude), Some("Claude Code"));
     }
 
     #[test]
