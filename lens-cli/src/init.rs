@@ -3,13 +3,21 @@
 //! Lens's state directory remembers what was changed so `--uninstall` restores
 //! the bytes that were there (or, for a file edited since, takes out only Lens's
 //! part).
+//!
+//! Installs and uninstalls take a lock in the state directory, one at a time,
+//! so two never write back each other's record; each file, the record
+//! included, is replaced whole (a temp file renamed over it).
 
-use std::fs;
-use std::io;
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use crate::agents::{self, Agent, Change, Edit, Installed, Manifest, Place, Scope};
 use crate::args::InitArgs;
+use crate::platform;
 
 /// Runs `lens init`; returns the exit code. `state` holds the manifest and the
 /// backups.
@@ -17,6 +25,17 @@ pub fn run(a: &InitArgs, place: &Place, state: &Path) -> i32 {
     if a.agents.is_empty() {
         return report(a.scope, place);
     }
+    let _held = if a.dry_run {
+        None
+    } else {
+        match lock(state) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                eprintln!("lens init: {e}");
+                return 1;
+            }
+        }
+    };
     let mut failed = false;
     for &agent in &a.agents {
         let result = if a.uninstall {
@@ -349,9 +368,16 @@ fn backup(state: &Path, path: &Path, text: &str) -> io::Result<PathBuf> {
     let name = path.display().to_string().replace(['/', '\\', ':'], "_");
     for n in 0..1000 {
         let b = dir.join(format!("{n}{name}"));
-        if !b.exists() {
-            fs::write(&b, text)?;
-            return Ok(b);
+        match OpenOptions::new().write(true).create_new(true).open(&b) {
+            Ok(mut f) => {
+                let wrote = f.write_all(text.as_bytes()).and_then(|()| f.sync_all());
+                if wrote.is_err() {
+                    let _ = fs::remove_file(&b);
+                }
+                return wrote.map(|()| b);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
         }
     }
     Err(io::Error::other("no free backup name"))
@@ -369,11 +395,96 @@ fn missing_dirs(path: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// Writes `text` to `path`, creating its directories.
 fn write(path: &Path, text: &str) -> io::Result<()> {
-    if let Some(dir) = path.parent() {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir)?;
     }
-    fs::write(path, text)
+    replace(path, text.as_bytes())
+}
+
+/// Replaces `path` with `bytes` whole or not at all: a temp file beside it,
+/// then a rename over it, so a reader (or a second `lens init`) never sees
+/// half a file. The file keeps its permission bits.
+pub(crate) fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let (tmp, mut f) = temp_beside(path)?;
+    let done = f
+        .write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .and_then(|()| match fs::metadata(path) {
+            Ok(m) => fs::set_permissions(&tmp, m.permissions()),
+            Err(_) => Ok(()),
+        })
+        .and_then(|()| fs::rename(&tmp, path));
+    if done.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    done
+}
+
+/// A new file in `path`'s directory named for this process and a count, so
+/// no other writer (another `lens init`, another thread) can have it.
+fn temp_beside(path: &Path) -> io::Result<(PathBuf, fs::File)> {
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let name = path
+        .file_name()
+        .map_or_else(|| "lens".into(), |n| n.to_string_lossy());
+    loop {
+        let n = COUNT.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.{}-{n}.lens-tmp", std::process::id()));
+        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => return Ok((tmp, f)),
+            // A file left by a process of the same id long gone: the next count.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// How long `init` waits for another `init` to finish with the record.
+const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// Takes the install lock in `state`: every install and uninstall reads the
+/// record, changes files and writes the record back, so two at once would each
+/// write back a record without the other's files. Held until the file drops;
+/// a holder that died holds nothing (see [`platform::try_lock`]).
+fn lock(state: &Path) -> Result<fs::File, String> {
+    let path = state.join("init.lock");
+    let file = fs::create_dir_all(state)
+        .and_then(|()| {
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+        })
+        .map_err(|e| {
+            format!(
+                "cannot use the state directory {} ({e}); nothing changed; point LENS_LOG_DIR at a directory you can write",
+                state.display()
+            )
+        })?;
+    let start = Instant::now();
+    loop {
+        match platform::try_lock(&file) {
+            Ok(true) => return Ok(file),
+            Ok(false) if start.elapsed() < LOCK_WAIT => thread::sleep(Duration::from_millis(10)),
+            Ok(false) => {
+                return Err(format!(
+                    "another lens init held {} for {}s; nothing changed; run it again once that one ends",
+                    path.display(),
+                    LOCK_WAIT.as_secs()
+                ))
+            }
+            Err(e) => {
+                return Err(format!(
+                    "cannot lock {} ({e}); nothing changed",
+                    path.display()
+                ))
+            }
+        }
+    }
 }
 
 /// The project root for `--project`: the git root above `cwd`, else `cwd`.
@@ -382,4 +493,42 @@ pub fn project_root(cwd: &Path) -> PathBuf {
         .find(|d| d.join(".git").exists())
         .unwrap_or(cwd)
         .to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("lens-init-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut n: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    }
+
+    #[test]
+    fn a_replaced_file_keeps_its_mode_and_leaves_no_temp_file() {
+        let base = scratch("replace");
+        let f = base.join("settings.json");
+        fs::write(&f, "{}").unwrap();
+        let mut p = fs::metadata(&f).unwrap().permissions();
+        p.set_readonly(true);
+        fs::set_permissions(&f, p).unwrap();
+        let before = platform::mode(&f);
+        replace(&f, b"{\"a\": 1}").unwrap();
+        assert_eq!(fs::read_to_string(&f).unwrap(), "{\"a\": 1}");
+        assert_eq!(platform::mode(&f), before);
+        assert!(fs::metadata(&f).unwrap().permissions().readonly());
+        assert_eq!(names(&base), ["settings.json"]);
+        fs::remove_dir_all(&base).unwrap();
+    }
 }

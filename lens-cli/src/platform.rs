@@ -863,6 +863,40 @@ pub fn mode(_path: &Path) -> Option<u32> {
     None
 }
 
+/// Takes an exclusive lock on `file` if no other open of it holds one:
+/// `Ok(true)` when taken, `Ok(false)` when another holds it. The kernel lets
+/// go of it when the file is closed or its process dies, so a holder that
+/// crashed never leaves it taken.
+#[cfg(unix)]
+pub fn try_lock(file: &std::fs::File) -> io::Result<bool> {
+    use std::ffi::c_int;
+    use std::os::fd::AsRawFd;
+    extern "C" {
+        fn flock(fd: c_int, operation: c_int) -> c_int;
+    }
+    const LOCK_EX: c_int = 2;
+    const LOCK_NB: c_int = 4;
+    loop {
+        // SAFETY: `file` owns the descriptor for the whole call; flock only
+        // reads the descriptor and the two flags.
+        if unsafe { flock(file.as_raw_fd(), LOCK_EX | LOCK_NB) } == 0 {
+            return Ok(true);
+        }
+        let e = io::Error::last_os_error();
+        match e.kind() {
+            io::ErrorKind::WouldBlock => return Ok(false),
+            io::ErrorKind::Interrupted => continue,
+            _ => return Err(e),
+        }
+    }
+}
+
+/// No advisory locks here: taken at once, so nothing serializes two holders.
+#[cfg(not(unix))]
+pub fn try_lock(_file: &std::fs::File) -> io::Result<bool> {
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -889,5 +923,26 @@ mod tests {
         create_new_private_dir(&n).unwrap();
         assert!(create_new_private_dir(&n).is_err());
         std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_is_held_once_and_let_go_on_close() {
+        let path = std::env::temp_dir().join(format!("lens-lock-{}", std::process::id()));
+        let open = || {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .unwrap()
+        };
+        let (first, second) = (open(), open());
+        assert!(try_lock(&first).unwrap());
+        assert!(!try_lock(&second).unwrap());
+        drop(first);
+        assert!(try_lock(&second).unwrap());
+        drop(second);
+        std::fs::remove_file(&path).unwrap();
     }
 }

@@ -33,7 +33,7 @@ impl Box_ {
         self.root.join("proj")
     }
 
-    fn lens(&self, args: &[&str], stdin: Option<&str>) -> Output {
+    fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_lens"));
         c.args(args)
             .current_dir(self.proj().join("src"))
@@ -45,7 +45,18 @@ impl Box_ {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = c.spawn().unwrap();
+        c
+    }
+
+    /// Starts `lens` without waiting for it (stdin closed).
+    fn spawn(&self, args: &[&str]) -> std::process::Child {
+        let mut c = self.command(args);
+        c.stdin(Stdio::null());
+        c.spawn().unwrap()
+    }
+
+    fn lens(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut child = self.command(args).spawn().unwrap();
         let mut input = child.stdin.take().unwrap();
         if let Some(s) = stdin {
             input.write_all(s.as_bytes()).unwrap();
@@ -531,4 +542,56 @@ fn strict_json_settings_with_comments_are_refused_and_jsonc_ones_edited() {
             "{\n  // my model\n  \"model\": {\"name\": \"pro\"},\n}\n",
         )],
     );
+}
+
+#[test]
+fn concurrent_installs_all_land_and_all_come_out() {
+    for round in 0..10 {
+        let b = Box_::new(&format!("concurrent{round}"));
+        b.write(
+            "home/.claude/settings.json",
+            "{\n  \"model\": \"opus\"\n}\n",
+        );
+        b.write("home/.codex/AGENTS.md", "# Mine\n");
+        let before = b.files();
+        // Two of the same agent among them: the second finds it installed.
+        let agents = ["claude", "codex", "gemini", "claude"];
+        let run = |extra: Option<&str>| {
+            let children: Vec<_> = agents
+                .iter()
+                .map(|a| {
+                    let mut args = vec!["init", "--agent", a, "--global"];
+                    args.extend(extra);
+                    b.spawn(&args)
+                })
+                .collect();
+            for (a, c) in agents.iter().zip(children) {
+                let out = c.wait_with_output().unwrap();
+                assert_eq!(
+                    out.status.code(),
+                    Some(0),
+                    "round {round}, {a}: {}",
+                    text(&out.stderr)
+                );
+            }
+        };
+        run(None);
+        let installed = b.files();
+        for f in [
+            ".claude/settings.json",
+            ".claude/CLAUDE.md",
+            ".codex/hooks.json",
+            ".codex/AGENTS.md",
+            ".gemini/settings.json",
+            ".gemini/GEMINI.md",
+        ] {
+            let key = b.home().join(f).display().to_string();
+            assert!(
+                text(&installed[&key]).contains("lens"),
+                "round {round}: {f} has no Lens part"
+            );
+        }
+        run(Some("--uninstall"));
+        assert_eq!(b.files(), before, "round {round}: not every file came back");
+    }
 }

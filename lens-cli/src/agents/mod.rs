@@ -658,14 +658,12 @@ impl Manifest {
             .unwrap_or_default()
     }
 
-    /// Writes it back.
+    /// Writes it back, whole or not at all (see [`crate::init::replace`]).
     pub fn save(&self, dir: &Path) -> io::Result<()> {
         fs::create_dir_all(dir)?;
         let mut text = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
         text.push(b'\n');
-        let tmp = dir.join("init.json.tmp");
-        fs::write(&tmp, text)?;
-        fs::rename(tmp, dir.join("init.json"))
+        crate::init::replace(&dir.join("init.json"), &text)
     }
 }
 
