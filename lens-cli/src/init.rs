@@ -4,9 +4,13 @@
 //! the bytes that were there (or, for a file edited since, takes out only Lens's
 //! part).
 //!
-//! Installs and uninstalls take a lock in the state directory, one at a time,
-//! so two never write back each other's record; each file, the record
-//! included, is replaced whole (a temp file renamed over it).
+//! An install completes with its record or changes nothing: every file is read
+//! and every place a write goes is tried before the first write, each file is
+//! replaced whole (a temp file renamed over it), and a write that fails still
+//! puts back the ones before it. Installs and uninstalls take a lock in the
+//! state directory, one at a time, so two never write back each other's
+//! record. A file that is a symlink is edited through: its target changes, the
+//! link stays.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -118,6 +122,15 @@ fn read(path: &Path) -> Result<Option<String>, String> {
     }
 }
 
+/// One file an install changes: the edit, the file it writes (the target
+/// when the edit's path is a symlink), what was there and what will be.
+struct Planned {
+    edit: Edit,
+    file: PathBuf,
+    old: Option<String>,
+    new: String,
+}
+
 fn install(
     agent: Agent,
     scope: Scope,
@@ -129,23 +142,29 @@ fn install(
     let mut manifest = Manifest::load(state);
     // Every file's new contents first: a file that will not take its change
     // stops the agent's install before anything is written.
-    let mut planned: Vec<(Edit, Option<String>, String)> = Vec::new();
+    let mut planned: Vec<Planned> = Vec::new();
     let mut shares = Vec::new();
     for e in edits {
         // A file with several changes takes them one after the other.
-        let earlier = planned.iter().position(|(p, _, _)| p.path == e.path);
+        let earlier = planned.iter().position(|p| p.edit.path == e.path);
+        let file = resolve(&e.path);
         let old = match earlier {
-            Some(i) => Some(planned[i].2.clone()),
+            Some(i) => Some(planned[i].new.clone()),
             None => {
-                let old = read(&e.path)?;
+                let old = read(&file)?;
                 strict_check(agent, &e, old.as_deref())?;
                 old
             }
         };
         match agents::apply(old.as_deref(), &e.change) {
             Ok(Some(new)) => match earlier {
-                Some(i) => planned[i].2 = new,
-                None => planned.push((e, old, new)),
+                Some(i) => planned[i].new = new,
+                None => planned.push(Planned {
+                    edit: e,
+                    file,
+                    old,
+                    new,
+                }),
             },
             Ok(None) if earlier.is_some() => {}
             Ok(None) => {
@@ -169,6 +188,7 @@ fn install(
                         backup: None,
                         written: agents::fingerprint(old.as_deref().unwrap_or("")),
                         created_dirs: Vec::new(),
+                        target: None,
                     });
                 }
             }
@@ -176,46 +196,47 @@ fn install(
         }
     }
     if dry_run {
-        for (e, old, new) in &planned {
-            println!("--- {}", e.path.display());
-            println!("+++ {}", e.path.display());
-            print!("{}", agents::diff(old.as_deref().unwrap_or(""), new));
+        for p in &planned {
+            println!("--- {}", p.edit.path.display());
+            println!("+++ {}", p.edit.path.display());
+            print!("{}", agents::diff(p.old.as_deref().unwrap_or(""), &p.new));
         }
         return Ok(());
     }
+    // Every place a write will go takes one, before the first: an install
+    // that cannot finish with its record changes nothing.
+    probe(state).map_err(|e| {
+        format!(
+            "cannot write the record in {} ({e}); nothing changed",
+            state.display()
+        )
+    })?;
+    for p in &planned {
+        let dir = p.file.parent().unwrap_or(Path::new("."));
+        probe(dir).map_err(|e| {
+            format!(
+                "cannot write {} ({e}); nothing changed",
+                p.edit.path.display()
+            )
+        })?;
+    }
+    let (done, records) = commit(agent, scope, state, &planned)?;
     manifest.installed.extend(shares);
-    for (e, old, new) in planned {
-        let backup = match &old {
-            Some(text) => Some(backup(state, &e.path, text).map_err(|err| {
-                format!(
-                    "cannot back up {} ({err}); nothing changed in it",
-                    e.path.display()
-                )
-            })?),
-            None => None,
-        };
-        let created_dirs = missing_dirs(&e.path);
-        write(&e.path, &new).map_err(|err| format!("cannot write {}: {err}", e.path.display()))?;
-        manifest.installed.push(Installed {
-            agent,
-            scope,
-            path: e.path.clone(),
-            created: old.is_none(),
-            backup,
-            written: agents::fingerprint(&new),
-            created_dirs,
-        });
-        println!("{}: changed {}", agent.name(), e.path.display());
+    manifest.installed.extend(records);
+    if let Err(e) = manifest.save(state) {
+        undo(&done);
+        return Err(format!(
+            "cannot save the record of what changed in {} ({e}); nothing changed",
+            state.display()
+        ));
+    }
+    for p in &planned {
+        println!("{}: changed {}", agent.name(), p.edit.path.display());
     }
     if let Some(needs) = agents::needs(agent, scope) {
         println!("{}: {needs}", agent.name());
     }
-    manifest.save(state).map_err(|e| {
-        format!(
-            "cannot save the record of what changed in {} ({e})",
-            state.display()
-        )
-    })
+    Ok(())
 }
 
 /// Refuses a JSON settings file the agent reads strictly when it has what
@@ -235,6 +256,95 @@ fn strict_check(agent: Agent, e: &Edit, old: Option<&str>) -> Result<(), String>
             e.path.display()
         )),
         None => Ok(()),
+    }
+}
+
+/// A file written by [`commit`], with what undoes it.
+struct Done {
+    file: PathBuf,
+    old: Option<String>,
+    backup: Option<PathBuf>,
+    created_dirs: Vec<PathBuf>,
+}
+
+/// Writes every planned file (its backup first) and returns what was done
+/// with the records to keep. When one fails, the ones already written are
+/// put back as they were, so the install changed nothing.
+fn commit(
+    agent: Agent,
+    scope: Scope,
+    state: &Path,
+    planned: &[Planned],
+) -> Result<(Vec<Done>, Vec<Installed>), String> {
+    let mut done: Vec<Done> = Vec::new();
+    let mut records = Vec::new();
+    for p in planned {
+        let backup = match &p.old {
+            Some(text) => match backup(state, &p.edit.path, text) {
+                Ok(b) => Some(b),
+                Err(err) => {
+                    undo(&done);
+                    return Err(format!(
+                        "cannot back up {} ({err}); nothing changed",
+                        p.edit.path.display()
+                    ));
+                }
+            },
+            None => None,
+        };
+        let created_dirs = missing_dirs(&p.file);
+        let this = Done {
+            file: p.file.clone(),
+            old: p.old.clone(),
+            backup,
+            created_dirs,
+        };
+        if let Err(err) = write(&p.file, &p.new) {
+            // This file kept its bytes: only its backup and directories go.
+            undo_extras(&this);
+            undo(&done);
+            return Err(format!(
+                "cannot write {} ({err}); nothing changed",
+                p.edit.path.display()
+            ));
+        }
+        records.push(Installed {
+            agent,
+            scope,
+            path: p.edit.path.clone(),
+            created: p.old.is_none(),
+            backup: this.backup.clone(),
+            written: agents::fingerprint(&p.new),
+            created_dirs: this.created_dirs.clone(),
+            target: (p.file != p.edit.path).then(|| p.file.clone()),
+        });
+        done.push(this);
+    }
+    Ok((done, records))
+}
+
+/// Puts back every file in `done`, last first.
+fn undo(done: &[Done]) {
+    for d in done.iter().rev() {
+        match &d.old {
+            Some(text) => {
+                let _ = write(&d.file, text);
+            }
+            None => {
+                let _ = fs::remove_file(&d.file);
+            }
+        }
+        undo_extras(d);
+    }
+}
+
+/// Removes a written file's backup and the directories made for it.
+fn undo_extras(d: &Done) {
+    if let Some(b) = &d.backup {
+        let _ = fs::remove_file(b);
+    }
+    for dir in d.created_dirs.iter().rev() {
+        let _ = fs::remove_dir(dir);
     }
 }
 
@@ -259,7 +369,9 @@ fn uninstall(
             .filter(|e| e.path == rec.path)
             .map(|e| e.change.clone())
             .collect();
-        let current = read(&rec.path)?;
+        // Lens's part is in the link's target, where `init` wrote it.
+        let file = rec.target.clone().unwrap_or_else(|| resolve(&rec.path));
+        let current = read(&file)?;
         // Another agent's record for the same file (AGENTS.md) keeps it.
         let other = kept.iter_mut().find(|o| o.path == rec.path);
         let shared = other.is_some();
@@ -269,6 +381,7 @@ fn uninstall(
                 o.backup = rec.backup.clone();
                 o.created = rec.created;
                 o.created_dirs = rec.created_dirs.clone();
+                o.target = rec.target.clone();
             }
         }
         let untouched = current.as_deref().map(agents::fingerprint) == Some(rec.written.clone());
@@ -305,10 +418,11 @@ fn uninstall(
             continue;
         }
         match restored {
-            Some(Some(text)) => write(&rec.path, &text)
+            Some(Some(text)) => write(&file, &text)
                 .map_err(|e| format!("cannot write {}: {e}", rec.path.display()))?,
             Some(None) => {
-                let _ = fs::remove_file(&rec.path);
+                // A file Lens created through a link goes; the link stays.
+                let _ = fs::remove_file(&file);
                 dirs.extend(rec.created_dirs.iter().cloned());
             }
             None => {}
@@ -329,14 +443,15 @@ fn uninstall(
         if done_paths.contains(&e.path) || dry_run {
             continue;
         }
-        if let Ok(Some(text)) = read(&e.path) {
+        let file = resolve(&e.path);
+        if let Ok(Some(text)) = read(&file) {
             let lens_owned = matches!(e.change, Change::File { contents } if text == contents);
             if lens_owned {
-                let _ = fs::remove_file(&e.path);
+                let _ = fs::remove_file(&file);
                 println!("{}: removed {}", agent.name(), e.path.display());
             } else if let Some(new) = agents::remove(&text, &e.change).filter(|n| *n != text) {
                 if !matches!(e.change, Change::File { .. }) {
-                    write(&e.path, &new)
+                    write(&file, &new)
                         .map_err(|err| format!("cannot write {}: {err}", e.path.display()))?;
                     println!(
                         "{}: took Lens's part out of {}",
@@ -395,6 +510,21 @@ fn missing_dirs(path: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// Where `path` leads once the symlinks it is are followed: the file `init`
+/// reads and writes, so a link (into a dotfiles repository) is edited through
+/// and stays a link. A link to a file not there yet leads to where it would be.
+fn resolve(path: &Path) -> PathBuf {
+    let mut p = path.to_path_buf();
+    // As many hops as the kernel follows before it calls it a loop.
+    for _ in 0..40 {
+        match fs::read_link(&p) {
+            Ok(to) => p = p.parent().unwrap_or(Path::new("")).join(to),
+            Err(_) => break,
+        }
+    }
+    p
+}
+
 /// Writes `text` to `path`, creating its directories.
 fn write(path: &Path, text: &str) -> io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -440,6 +570,21 @@ fn temp_beside(path: &Path) -> io::Result<(PathBuf, fs::File)> {
             Err(e) => return Err(e),
         }
     }
+}
+
+/// Fails unless a file can be made in `dir`, or in the nearest directory above
+/// it that exists (where `init` would make the rest).
+fn probe(dir: &Path) -> io::Result<()> {
+    let mut d = dir;
+    while fs::symlink_metadata(d).is_err() {
+        match d.parent() {
+            Some(p) if !p.as_os_str().is_empty() => d = p,
+            _ => break,
+        }
+    }
+    let (tmp, f) = temp_beside(&d.join("probe"))?;
+    drop(f);
+    fs::remove_file(tmp)
 }
 
 /// How long `init` waits for another `init` to finish with the record.
@@ -513,6 +658,42 @@ mod tests {
             .collect();
         n.sort();
         n
+    }
+
+    #[test]
+    fn a_write_that_fails_puts_back_the_ones_before_it() {
+        let base = scratch("rollback");
+        let kept = base.join("kept.md");
+        fs::write(&kept, "# Mine\n").unwrap();
+        fs::write(base.join("blocker"), "").unwrap();
+        let plan = |path: PathBuf, old: Option<&str>| Planned {
+            edit: Edit {
+                path: path.clone(),
+                change: Change::Block { preamble: "" },
+            },
+            file: path,
+            old: old.map(String::from),
+            new: "lens\n".into(),
+        };
+        let planned = [
+            plan(kept.clone(), Some("# Mine\n")),
+            plan(base.join("new/dir/made.md"), None),
+            // Under a regular file: this write fails after two succeeded.
+            plan(base.join("blocker/x.json"), None),
+        ];
+        let state = base.join("state");
+        let err = match commit(Agent::Claude, Scope::Project, &state, &planned) {
+            Err(e) => e,
+            Ok(_) => panic!("a write under a file succeeded"),
+        };
+        assert!(
+            err.contains("blocker/x.json") && err.ends_with("nothing changed"),
+            "{err}"
+        );
+        assert_eq!(fs::read_to_string(&kept).unwrap(), "# Mine\n");
+        assert_eq!(names(&base), ["blocker", "kept.md", "state"]);
+        assert!(names(&state.join("init-backups")).is_empty());
+        fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]

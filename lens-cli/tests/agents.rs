@@ -79,6 +79,12 @@ impl Box_ {
             while let Some(d) = stack.pop() {
                 for e in std::fs::read_dir(&d).unwrap().flatten() {
                     let p = e.path();
+                    if let Ok(to) = std::fs::read_link(&p) {
+                        // A link is itself a file to keep: where it points.
+                        let key = format!("{} ->", p.display());
+                        out.insert(key, to.display().to_string().into_bytes());
+                        continue;
+                    }
                     if p.is_dir() {
                         out.insert(format!("{}/", p.display()), Vec::new());
                         stack.push(p);
@@ -594,4 +600,80 @@ fn concurrent_installs_all_land_and_all_come_out() {
         run(Some("--uninstall"));
         assert_eq!(b.files(), before, "round {round}: not every file came back");
     }
+}
+
+#[test]
+fn an_unwritable_state_directory_stops_init_before_any_change() {
+    let b = Box_::new("nostate");
+    b.write("proj/CLAUDE.md", "# Rules\n");
+    b.write("blocker", "a file where a directory would be\n");
+    let before = b.files();
+    let out = b
+        .command(&["init", "--agent", "claude", "--project"])
+        .env("LENS_LOG_DIR", b.root.join("blocker/state"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = text(&out.stderr);
+    assert!(e.lines().count() == 1 && e.contains("blocker/state"), "{e}");
+    assert_eq!(b.files(), before, "init changed files it has no record of");
+}
+
+#[test]
+fn an_unwritable_target_directory_stops_init_before_any_change() {
+    let b = Box_::new("notarget");
+    b.write("proj/CLAUDE.md", "# Rules\n");
+    // `.claude` is a file, so the settings cannot be written under it.
+    b.write("proj/.claude", "not a directory\n");
+    let before = b.files();
+    let out = b.lens(&["init", "--agent", "claude", "--project"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let e = text(&out.stderr);
+    assert!(e.lines().count() == 1 && e.contains(".claude"), "{e}");
+    assert_eq!(b.files(), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_settings_file_that_is_a_symlink_is_edited_through_and_kept() {
+    use std::os::unix::fs::symlink;
+    // A dotfiles repository whose file is not there yet: the link dangles.
+    let b = Box_::new("dangling");
+    std::fs::create_dir_all(b.home().join("dotfiles")).unwrap();
+    std::fs::create_dir_all(b.home().join(".claude")).unwrap();
+    let link = b.home().join(".claude/settings.json");
+    symlink("../dotfiles/claude.json", &link).unwrap();
+    let before = b.files();
+    let out = b.lens(&["init", "--agent", "claude", "--global"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    let target = std::fs::read_to_string(b.home().join("dotfiles/claude.json")).unwrap();
+    assert!(target.contains("lens hook claude"), "{target}");
+    let un = b.lens(
+        &["init", "--agent", "claude", "--global", "--uninstall"],
+        None,
+    );
+    assert_eq!(un.status.code(), Some(0), "{}", text(&un.stderr));
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(b.files(), before, "the link or its target changed");
+
+    // A link to a file that is there: the file changes, the link stays.
+    let b = Box_::new("symlinked");
+    b.write("home/dotfiles/claude.json", "{\n\t\"model\": \"opus\"\n}\n");
+    std::fs::create_dir_all(b.home().join(".claude")).unwrap();
+    let link = b.home().join(".claude/settings.json");
+    symlink(b.home().join("dotfiles/claude.json"), &link).unwrap();
+    let before = b.files();
+    let out = b.lens(&["init", "--agent", "claude", "--global"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    let target = std::fs::read_to_string(b.home().join("dotfiles/claude.json")).unwrap();
+    assert!(target.contains("lens hook claude"), "{target}");
+    let un = b.lens(
+        &["init", "--agent", "claude", "--global", "--uninstall"],
+        None,
+    );
+    assert_eq!(un.status.code(), Some(0), "{}", text(&un.stderr));
+    assert_eq!(b.files(), before, "the link or its target changed");
 }

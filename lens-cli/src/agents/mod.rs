@@ -640,6 +640,10 @@ pub struct Installed {
     /// Directories `init` created for the file, outermost first.
     #[serde(default)]
     pub created_dirs: Vec<PathBuf>,
+    /// The file `init` wrote when `path` is a symlink: the link's target,
+    /// where Lens's part is (the link itself is the user's and stays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<PathBuf>,
 }
 
 /// The manifest: every file `init` changed and has not yet put back.
