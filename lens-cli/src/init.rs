@@ -535,14 +535,17 @@ fn write(path: &Path, text: &str) -> io::Result<()> {
 
 /// Replaces `path` with `bytes` whole or not at all: a temp file beside it,
 /// then a rename over it, so a reader (or a second `lens init`) never sees
-/// half a file. The file keeps its permission bits.
+/// half a file. The file keeps its permission bits and its owner.
 pub(crate) fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let (tmp, mut f) = temp_beside(path)?;
     let done = f
         .write_all(bytes)
         .and_then(|()| f.sync_all())
         .and_then(|()| match fs::metadata(path) {
-            Ok(m) => fs::set_permissions(&tmp, m.permissions()),
+            Ok(m) => {
+                platform::keep_owner(&m, &tmp);
+                fs::set_permissions(&tmp, m.permissions())
+            }
             Err(_) => Ok(()),
         })
         .and_then(|()| fs::rename(&tmp, path));

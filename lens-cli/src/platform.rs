@@ -897,6 +897,24 @@ pub fn try_lock(_file: &std::fs::File) -> io::Result<bool> {
     Ok(true)
 }
 
+/// Gives `path` the owner and group `like` has, when they differ, so a file
+/// replaced by a new one (under sudo) stays its owner's. Best effort: a
+/// process that may not change owners leaves the new file as it made it.
+#[cfg(unix)]
+pub fn keep_owner(like: &std::fs::Metadata, path: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(now) = std::fs::metadata(path) else {
+        return;
+    };
+    if (now.uid(), now.gid()) != (like.uid(), like.gid()) {
+        let _ = std::os::unix::fs::chown(path, Some(like.uid()), Some(like.gid()));
+    }
+}
+
+/// Owners are not compared here.
+#[cfg(not(unix))]
+pub fn keep_owner(_like: &std::fs::Metadata, _path: &Path) {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -922,6 +940,24 @@ mod tests {
         let n = base.join("new");
         create_new_private_dir(&n).unwrap();
         assert!(create_new_private_dir(&n).is_err());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_takes_the_owner_of_the_one_it_replaces() {
+        use std::os::unix::fs::MetadataExt;
+        let base = std::env::temp_dir().join(format!("lens-owner-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let (old, new) = (base.join("old"), base.join("new"));
+        std::fs::write(&old, "").unwrap();
+        std::fs::write(&new, "").unwrap();
+        // Only a process that may give files away can set up the case.
+        if std::os::unix::fs::chown(&old, Some(4242), Some(4343)).is_ok() {
+            keep_owner(&std::fs::metadata(&old).unwrap(), &new);
+            let m = std::fs::metadata(&new).unwrap();
+            assert_eq!((m.uid(), m.gid()), (4242, 4343));
+        }
         std::fs::remove_dir_all(&base).unwrap();
     }
 
