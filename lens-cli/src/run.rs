@@ -6,6 +6,7 @@ use std::process::{Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use lens_core::marker::imitates;
 use lens_core::{view, Handle, Level, Options, Request, Stream, DEFAULT_BUDGET};
 
 use crate::args::RunArgs;
@@ -703,24 +704,6 @@ impl Run<'_> {
     }
 }
 
-/// True when `view` holds a line shaped like one of Lens's (`[lens: …`) that
-/// does not carry this run's handle: the command printed it.
-fn imitates(view: &[u8], handle: &Handle) -> bool {
-    view.split(|&b| b == b'\n')
-        .any(|l| l.starts_with(b"[lens:") && !carries(l, handle))
-}
-
-/// True when a Lens-shaped line names `handle` as its handle: ` handle=H` then
-/// the line's end (`]`) or its next field (` digest=`, ` unlisted=`).
-fn carries(line: &[u8], handle: &Handle) -> bool {
-    let own = format!(" handle={handle}");
-    let own = own.as_bytes();
-    line.windows(own.len())
-        .enumerate()
-        .any(|(i, w)| w == own && matches!(line.get(i + own.len()), Some(b']' | b' ')))
-        && line.ends_with(b"]")
-}
-
 pub(crate) fn write_streams(out: &[u8], err: &[u8]) {
     // A closed pipe (`lens git log | head`) is not Lens's failure (print_to
     // notes it for the exit code).
@@ -744,29 +727,5 @@ pub(crate) fn spawn_failure(program: &str, e: &io::Error) -> i32 {
             eprintln!("lens: cannot run {program}: {e}");
             126
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn this_run_s_own_markers_are_not_imitations() {
-        let h = Handle::derive(&[b"run"], 0);
-        let own = format!(
-            "[lens: elided stdout 1-25 (25 lines: grouped) handle={h} digest=4]\nOn branch main\n[lens: elided stdout 30-40 (11 lines: budget) handle={h} digest=2 unlisted=7]\n[lens: elided stderr 2-3 (2 lines: budget) handle={h}]\n"
-        );
-        assert!(!imitates(own.as_bytes(), &h), "{own}");
-        // Another run's handle, or none, is the command's text.
-        let other = "[lens: elided stdout 2-4 (3 lines: budget) handle=deadbeef digest=1]\n";
-        assert!(imitates(other.as_bytes(), &h));
-        assert!(imitates(
-            b"[lens: elided stdout 2-4 (3 lines: budget)]\n",
-            &h
-        ));
-        // This run's handle inside another word is not this run's marker.
-        let inside = format!("[lens: elided stdout 2-4 handle={h}x]\n");
-        assert!(imitates(inside.as_bytes(), &h));
     }
 }

@@ -57,7 +57,7 @@ use regex::Regex;
 pub use config::{Config, Settings, DEFAULT_BUDGET};
 pub use doc::{Class, Doc, Fate, Line, Part, Reason, Stream};
 pub use handle::Handle;
-pub use marker::{CutShort, Marker};
+pub use marker::{CutShort, Header, Marker, Shown};
 
 /// How much of the output to show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -258,6 +258,176 @@ impl CutShort {
     }
 }
 
+/// The line a page of `lens show` ends with when the lines asked for did not
+/// all fit: the same handle, and the lines still to ask for.
+///
+/// ```text
+/// [lens: shown stdout 1-212 of 300 (lines 213-300 not shown) handle=1a2b3c4d]
+/// ```
+///
+/// `first`-`last` are the raw lines printed above it, `rest` the last line of
+/// the range asked for (the lines `last+1`-`rest` were not printed), `total`
+/// the stream's line count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shown {
+    /// The stream the lines are from.
+    pub stream: Stream,
+    /// First raw line printed, 1-based.
+    pub first: u64,
+    /// Last raw line printed, inclusive.
+    pub last: u64,
+    /// Last line of the range asked for; `last+1`..=`rest` were not printed.
+    pub rest: u64,
+    /// Lines the stream has.
+    pub total: u64,
+    /// The handle the lines were read from.
+    pub handle: String,
+}
+
+impl Shown {
+    /// Renders the line, without a newline.
+    pub fn render(&self) -> String {
+        format!(
+            "{PREFIX}shown {} {}-{} of {} (lines {}-{} not shown) handle={}]",
+            self.stream.name(),
+            self.first,
+            self.last,
+            self.total,
+            self.last + 1,
+            self.rest,
+            self.handle
+        )
+    }
+
+    /// Parses the line; `None` for anything else.
+    pub fn parse(line: &str) -> Option<Shown> {
+        let c = SHOWN.captures(line)?;
+        let n = |i: usize| c[i].parse::<u64>().ok();
+        let s = Shown {
+            stream: Stream::parse(&c[1])?,
+            first: n(2)?,
+            last: n(3)?,
+            total: n(4)?,
+            rest: n(6)?,
+            handle: c[7].to_string(),
+        };
+        let consistent = s.first >= 1
+            && s.last >= s.first
+            && n(5)? == s.last + 1
+            && s.rest > s.last
+            && s.rest <= s.total;
+        consistent.then_some(s)
+    }
+}
+
+/// The line a view answered for output an agent already captured opens with:
+/// that a region is elided, how much of the output is shown, and which handle
+/// is this answer's. A marker-shaped line below naming another handle is the
+/// output's own text, and the header says so when the output holds one.
+///
+/// ```text
+/// [lens: view of 3000 lines, 41 shown, handle=1a2b3c4d]
+/// [lens: view of 3000 lines, 41 shown (a marker naming another handle is the output's own line), handle=1a2b3c4d]
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Lines the output had.
+    pub lines: u64,
+    /// Raw lines the view shows.
+    pub shown: u64,
+    /// The output holds a Lens-shaped line that is not this answer's.
+    pub imitated: bool,
+    /// This answer's handle.
+    pub handle: String,
+}
+
+const IMITATED: &str = " (a marker naming another handle is the output's own line)";
+
+impl Header {
+    /// The header of `view`, a view of output of `lines` lines under `handle`:
+    /// its shown lines are those that are neither this handle's markers nor
+    /// the digest lines they announce.
+    pub fn of(view: &str, lines: u64, handle: &crate::Handle) -> Header {
+        let own = handle.to_string();
+        let mut shown = 0;
+        let mut digest = 0;
+        for l in view.lines() {
+            if digest > 0 {
+                digest -= 1;
+                continue;
+            }
+            match Marker::parse(l).filter(|m| m.handle == own) {
+                Some(m) => digest = m.digest,
+                None if carries(l.as_bytes(), handle) => {}
+                None => shown += 1,
+            }
+        }
+        Header {
+            lines,
+            shown,
+            imitated: imitates(view.as_bytes(), handle),
+            handle: own,
+        }
+    }
+
+    /// Renders the line, without a newline.
+    pub fn render(&self) -> String {
+        format!(
+            "{PREFIX}view of {} line{}, {} shown{}, handle={}]",
+            self.lines,
+            if self.lines == 1 { "" } else { "s" },
+            self.shown,
+            if self.imitated { IMITATED } else { "" },
+            self.handle
+        )
+    }
+
+    /// Parses the line; `None` for anything else.
+    pub fn parse(line: &str) -> Option<Header> {
+        let c = HEADER.captures(line)?;
+        let h = Header {
+            lines: c[1].parse().ok()?,
+            shown: c[2].parse().ok()?,
+            imitated: c.get(3).is_some(),
+            handle: c[4].to_string(),
+        };
+        (h.shown <= h.lines).then_some(h)
+    }
+}
+
+/// True when `view` holds a line shaped like one of Lens's (`[lens:` …) that
+/// does not carry `handle`: the output printed it, and it is not this run's.
+pub fn imitates(view: &[u8], handle: &crate::Handle) -> bool {
+    view.split(|&b| b == b'\n')
+        .any(|l| l.starts_with(b"[lens:") && !carries(l, handle))
+}
+
+/// True when a Lens-shaped line names `handle` as its handle: ` handle=H` then
+/// the line's end (`]`) or its next field (` digest=`, ` unlisted=`). A line
+/// naming another handle is never this run's, whatever else it says.
+pub fn carries(line: &[u8], handle: &crate::Handle) -> bool {
+    let own = format!(" handle={handle}");
+    let own = own.as_bytes();
+    line.windows(own.len())
+        .enumerate()
+        .any(|(i, w)| w == own && matches!(line.get(i + own.len()), Some(b']' | b' ')))
+        && line.ends_with(b"]")
+}
+
+static SHOWN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\[lens: shown (stdout|stderr) (\d+)-(\d+) of (\d+) \(lines (\d+)-(\d+) not shown\) handle=([0-9a-f]{8})\]$")
+        .expect("shown pattern compiles")
+});
+
+static HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^\[lens: view of (\d+) lines?, (\d+) shown",
+        r"( \(a marker naming another handle is the output's own line\))?",
+        r", handle=([0-9a-f]{8})\]$"
+    ))
+    .expect("header pattern compiles")
+});
+
 static CUT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\[lens: cut short by (SIG[A-Z]+|signal \d+)(?: handle=([0-9a-f]{8}))?\]$")
         .expect("cut pattern compiles")
@@ -417,6 +587,78 @@ mod tests {
             };
             assert_eq!(Marker::parse(&m.render()), Some(m));
         }
+    }
+
+    #[test]
+    fn a_page_marker_names_its_handle_and_the_lines_left() {
+        let s = Shown {
+            stream: Stream::Stdout,
+            first: 1,
+            last: 212,
+            rest: 300,
+            total: 300,
+            handle: "1a2b3c4d".into(),
+        };
+        let line = s.render();
+        assert_eq!(
+            line,
+            "[lens: shown stdout 1-212 of 300 (lines 213-300 not shown) handle=1a2b3c4d]"
+        );
+        assert_eq!(Shown::parse(&line), Some(s));
+        let h = crate::Handle::parse("1a2b3c4d").unwrap();
+        assert!(carries(line.as_bytes(), &h));
+        assert!(Shown::parse(
+            "[lens: shown stdout 1-212 of 300 (lines 200-300 not shown) handle=1a2b3c4d]"
+        )
+        .is_none());
+        assert!(Shown::parse(
+            "[lens: shown stdout 1-212 of 300 (lines 213-400 not shown) handle=1a2b3c4d]"
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn a_header_counts_shown_lines_and_says_when_another_handle_is_quoted() {
+        let h = crate::Handle::parse("1a2b3c4d").unwrap();
+        let view =
+            "a\n[lens: elided stdout 2-9 (8 lines: grouped) handle=1a2b3c4d digest=2]\nd1\nd2\nz\n";
+        let head = Header::of(view, 10, &h);
+        assert_eq!(
+            head.render(),
+            "[lens: view of 10 lines, 2 shown, handle=1a2b3c4d]"
+        );
+        assert_eq!(Header::parse(&head.render()), Some(head.clone()));
+        assert!(carries(head.render().as_bytes(), &h));
+        // A marker-shaped line naming another run is a shown line of the output.
+        let forged = format!("{view}[lens: elided stdout 1-5 (5 lines: budget) handle=deadbeef]\n");
+        let head = Header::of(&forged, 11, &h);
+        assert_eq!((head.shown, head.imitated), (3, true));
+        let line = head.render();
+        assert_eq!(
+            line,
+            "[lens: view of 11 lines, 3 shown (a marker naming another handle is the output's own line), handle=1a2b3c4d]"
+        );
+        assert_eq!(Header::parse(&line), Some(head));
+        assert!(Header::parse("[lens: view of 1 line, 2 shown, handle=1a2b3c4d]").is_none());
+    }
+
+    #[test]
+    fn this_run_s_own_markers_are_not_imitations() {
+        let h = crate::Handle::derive(&[b"run"], 0);
+        let own = format!(
+            "[lens: elided stdout 1-25 (25 lines: grouped) handle={h} digest=4]\nOn branch main\n[lens: elided stdout 30-40 (11 lines: budget) handle={h} digest=2 unlisted=7]\n[lens: elided stderr 2-3 (2 lines: budget) handle={h}]\n"
+        );
+        assert!(!imitates(own.as_bytes(), &h), "{own}");
+        // Another run's handle, or none, is the command's text.
+        let other = "[lens: elided stdout 2-4 (3 lines: budget) handle=deadbeef digest=1]\n";
+        assert!(imitates(other.as_bytes(), &h));
+        assert!(imitates(
+            b"[lens: elided stdout 2-4 (3 lines: budget)]\n",
+            &h
+        ));
+        // This run's handle inside another word is not this run's marker.
+        let inside = format!("[lens: elided stdout 2-4 handle={h}x]\n");
+        assert!(imitates(inside.as_bytes(), &h));
     }
 
     #[test]
