@@ -277,7 +277,14 @@ impl<'a> Grep<'a> {
             }
             n += 1;
             let text = line.strip_suffix(b"\n").unwrap_or(&line);
-            let hit = self.re.is_match(text);
+            // The pattern meets the line as a view shows it (colour codes and
+            // redrawn drawings resolved); the raw line is what is printed.
+            let hit = match std::str::from_utf8(text) {
+                Ok(t) if t.contains(['\x1b', '\r']) => self
+                    .re
+                    .is_match(lens_core::stages::ansi::visible(t).as_bytes()),
+                _ => self.re.is_match(text),
+            };
             if hit {
                 count += 1;
                 self.matches += 1;
@@ -510,6 +517,13 @@ mod tests {
             s.contains("97 more matching lines past the budget, the first at stdout line 37"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn grep_matches_the_line_as_shown_and_counts_coloured_lines() {
+        let text = "  \x1b[32m✓\x1b[0m lint 4s\n  ✗ test 3.1\nplain\n";
+        let g = grep(text.as_bytes(), "^  [✓✗-] ", 0, 4096);
+        assert_eq!(g.matches, 2);
     }
 
     #[test]
