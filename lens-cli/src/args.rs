@@ -76,6 +76,9 @@ pub struct ShowArgs {
     pub grep: Option<String>,
     /// Lines of context around each match (`--grep` only).
     pub context: u32,
+    /// Print at most this many bytes of raw lines, cut by whole lines, ending
+    /// with a marker naming the lines left (see [`crate::show::page`]).
+    pub max_bytes: Option<usize>,
 }
 
 /// `lens init [--agent A]... [--global|--project] [--dry-run] [--uninstall]`.
@@ -112,6 +115,8 @@ To see those lines, fetch them instead of running the command again:
 The exit code is the command's; stdout's view goes to stdout, stderr's to stderr.
 
        lens show <handle> [--lines A-B] [--stream stdout|stderr] [--level N] [--budget SIZE]
+       lens show <handle> [--lines A-B] [--stream S] --max-bytes SIZE   at most SIZE of the
+                 lines, whole lines, then a marker naming the lines left
        lens show <handle> --grep REGEX [--context N] [--stream S]   matching raw lines, numbered
        lens stats [--json] [--since 7d|2026-11-01]
        lens init [--agent claude|codex|gemini|cursor|opencode]... [--global|--project]
@@ -264,6 +269,7 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
         budget: None,
         grep: None,
         context: 0,
+        max_bytes: None,
     };
     while let Some(a) = it.next() {
         let (flag, inline) = split_flag(&a);
@@ -277,6 +283,7 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
             "--level" | "-l" => show.level = parse_level(&val()?)?,
             "--budget" | "-b" => show.budget = Some(parse_budget(&val()?)?),
             "--grep" => show.grep = Some(val()?),
+            "--max-bytes" => show.max_bytes = Some(parse_budget(&val()?)?),
             "--context" | "-C" => {
                 let v = val()?;
                 show.context = v.parse().map_err(|_| {
@@ -297,7 +304,7 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
             }
             f if f.starts_with('-') => {
                 return Err(format!(
-                "lens show: unknown option {f:?}; options are --level, --stream, --lines, --grep, --context, --budget"
+                "lens show: unknown option {f:?}; options are --level, --stream, --lines, --grep, --context, --budget, --max-bytes"
             ))
             }
             _ if handle.is_none() => handle = Some(a),

@@ -7,10 +7,12 @@
 //! like any `lens <cmd>` run, so `lens show` and its markers work the same, and
 //! classified by the command [`cmdline::producer`] recognises in the line, else
 //! by its content alone. The answer is the view only when the view is smaller
-//! and the full output is stored; in every other case (a file the agent asked to
-//! read, output under the budget, output that is not UTF-8, a store that fails,
-//! a filter that panics) the answer is raw, and the caller leaves the agent's
-//! own result alone.
+//! and the full output is stored; in every other case (a line that runs Lens
+//! itself, a file the agent asked to read, output under the budget, output that
+//! is not UTF-8, a store that fails, a filter that panics) the answer is raw,
+//! and the caller leaves the agent's own result alone. The one answer for
+//! a line that runs Lens is a page of a `lens show` the agent would cut, from
+//! the same stored run (see [`crate::show::page`]).
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -47,6 +49,9 @@ pub struct Captured {
     /// rest (Codex past its rollout's 64 KiB, or a later chunk of a long
     /// run): nothing whole can be stored, so the agent's result stands.
     pub partial: bool,
+    /// What the agent shows without cutting (a hook sets it): a `lens show`
+    /// longer than this is answered with a page of the same stored run.
+    pub inline: Option<usize>,
 }
 
 /// Why the agent's own result stands.
@@ -66,6 +71,9 @@ pub enum Raw {
     /// The agent handed over only a part of the output, with no way to the
     /// rest ([`Captured::partial`]).
     Partial,
+    /// The line runs Lens itself: its output is a view or a stored run
+    /// already, and filtering it again would hide it under a new handle.
+    Lens,
 }
 
 impl Raw {
@@ -78,6 +86,7 @@ impl Raw {
             Raw::LevelThree => "level-3",
             Raw::NotStored => "not-stored",
             Raw::Partial => "agent-kept-a-part",
+            Raw::Lens => "lens-own",
         }
     }
 }
@@ -120,7 +129,13 @@ const HOLD: u64 = 64 << 20;
 
 /// Filters captured output: the view, or why the agent's own result stands.
 /// Diagnostics (a broken config, a filter panic) are pushed, never printed.
+///
+/// A line that runs Lens is decided first: what Lens printed is never filtered
+/// again.
 pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, Raw> {
+    if cmdline::runs_lens(&c.line) {
+        return own_page(c).ok_or(Raw::Lens);
+    }
     if c.partial {
         return Err(Raw::Partial);
     }
@@ -202,6 +217,59 @@ pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, R
     })
 }
 
+/// Room kept under an agent's inline limit for what its answer adds around
+/// the text (Codex's exit line, Gemini's `Output: `).
+const ANSWER_ROOM: usize = 256;
+
+/// The answer for a line that only runs `lens show H [--lines A-B] [--stream
+/// S]` and printed more than the agent shows uncut: a page of H's lines from
+/// the store that fits, ending with a marker naming H and the lines left; never
+/// a new handle. `None` (the agent's own result stands) for any other line
+/// that runs Lens, output the agent shows whole, a failed `lens show`, and
+/// anything Lens cannot page.
+fn own_page(c: &Captured) -> Option<Filtered> {
+    let inline = c.inline?.checked_sub(ANSWER_ROOM)?;
+    let words = cmdline::lens_show_only(&c.line)?;
+    if c.exit.is_some_and(|e| e != 0) {
+        return None;
+    }
+    let held = match &c.full {
+        Some(p) => std::fs::metadata(p).ok()?.len(),
+        None => c.output.len() as u64,
+    };
+    if held <= inline as u64 {
+        return None;
+    }
+    let argv: Vec<std::ffi::OsString> = words.iter().map(Into::into).collect();
+    let crate::args::Invocation::Show(s) = crate::args::parse(argv).ok()? else {
+        return None;
+    };
+    if s.grep.is_some() || s.level != Level::Three || s.max_bytes.is_some() {
+        return None;
+    }
+    let handle = Handle::parse(&s.handle)?;
+    let stored = store::load(&paths::store(), &s.handle).ok()?;
+    let (stream, other) = crate::show::pick_stream(s.stream, &stored);
+    if other.is_some() {
+        return None;
+    }
+    let range = s.lines.map_or((1, u64::MAX), |(a, b)| (a.into(), b.into()));
+    let page = crate::show::page(&stored, &s.handle, stream, range, inline).ok()?;
+    if page.shown.is_none() || page.text.len() > inline {
+        return None;
+    }
+    let mut argv = vec!["lens".to_string()];
+    argv.extend(words);
+    Some(Filtered {
+        text: String::from_utf8(page.text).ok()?,
+        handle,
+        raw_bytes: held,
+        argv,
+        level: Level::Three,
+        exit: c.exit,
+    })
+}
+
 /// `lens --as '<line>' [--exit N] < output`: the view of a saved log, as the
 /// command's own output would get it; the log as it is when there is no smaller
 /// view. Exits 0 (or 1 when stdin cannot be read).
@@ -222,6 +290,7 @@ pub(crate) fn as_cmd(a: crate::args::AsArgs) -> i32 {
         level: a.level,
         budget: a.budget,
         partial: false,
+        inline: None,
     };
     let mut diagnostics = Vec::new();
     let text: &[u8] = match filter(&c, &mut diagnostics) {
@@ -264,6 +333,7 @@ mod tests {
             level: None,
             budget: None,
             partial: false,
+            inline: None,
         }
     }
 
@@ -292,5 +362,21 @@ mod tests {
         let mut c = captured("make", big());
         c.level = Some(Level::Three);
         assert_eq!(filter(&c, &mut d).unwrap_err(), Raw::LevelThree);
+    }
+
+    #[test]
+    fn what_lens_printed_is_never_filtered_again() {
+        let mut d = Vec::new();
+        for line in [
+            "lens show 1a2b3c4d",
+            "cd app && lens show 1a2b3c4d --lines 1-3000",
+            "lens show 1a2b3c4d | head -3000",
+            "./out/lens --budget 12k make",
+            "(lens show 1a2b3c4d)",
+        ] {
+            let mut c = captured(line, big());
+            c.exit = Some(0);
+            assert_eq!(filter(&c, &mut d).unwrap_err(), Raw::Lens, "{line}");
+        }
     }
 }

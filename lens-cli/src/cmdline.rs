@@ -377,6 +377,107 @@ pub fn mentions_reader(line: &str) -> bool {
         .any(|w| READERS.contains(&w))
 }
 
+/// True when some simple command of `line` runs Lens itself (`lens show …`,
+/// `cd x && lens --budget 12k make`, `./out/lens show … | head`): what the
+/// line printed is Lens's own output, a view or a stored run, and is never
+/// filtered again. A line the tokenizer does not take apart counts when a word
+/// in a command's position names `lens`: in doubt, Lens leaves it alone.
+pub fn runs_lens(line: &str) -> bool {
+    let Ok(toks) = tokenize(line) else {
+        return lens_in_command_position(line);
+    };
+    toks.split(|t| matches!(t, Tok::Op(..)))
+        .filter_map(words)
+        .any(|argv| unwrap(argv).first().is_some_and(|p| p == "lens"))
+}
+
+/// For a line not taken apart: whether a word where a command starts (the
+/// line's start, or after an operator, a bracket or a substitution's opening),
+/// past assignments, keywords and wrappers, is `lens` or a path ending in it.
+fn lens_in_command_position(line: &str) -> bool {
+    const SKIP: &[&str] = &[
+        "env", "time", "nice", "nohup", "command", "exec", "sudo", "timeout", "xargs", "stdbuf",
+    ];
+    let mut at_start = true;
+    let mut word = String::new();
+    let check = |word: &mut String, at_start: &mut bool| {
+        if word.is_empty() {
+            return false;
+        }
+        let w: String = word
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+            .collect();
+        word.clear();
+        if !*at_start {
+            return false;
+        }
+        let base = w.rsplit('/').next().unwrap_or(&w);
+        if base == "lens" {
+            return true;
+        }
+        let keeps = is_assignment(&w)
+            || KEYWORDS.contains(&w.as_str())
+            || SKIP.contains(&base)
+            || w.starts_with('-')
+            || w.parse::<f64>().is_ok();
+        *at_start = keeps;
+        false
+    };
+    for c in line.chars() {
+        match c {
+            ' ' | '\t' => {
+                if check(&mut word, &mut at_start) {
+                    return true;
+                }
+            }
+            '\n' | ';' | '&' | '|' | '(' | ')' | '{' | '}' | '`' => {
+                if check(&mut word, &mut at_start) {
+                    return true;
+                }
+                at_start = true;
+            }
+            _ => word.push(c),
+        }
+    }
+    check(&mut word, &mut at_start)
+}
+
+/// The words of a `lens show …` (from `show` on) when that is all the line
+/// runs, after any `cd DIR &&` (and with at most `2>&1`): then what the line
+/// printed is that command's output alone, and nothing else is mixed in.
+pub fn lens_show_only(line: &str) -> Option<Vec<String>> {
+    let toks = tokenize(line).ok()?;
+    let mut commands: Vec<&[Tok]> = Vec::new();
+    let mut from = 0;
+    for (i, t) in toks.iter().enumerate() {
+        if let Tok::Op(op, _) = t {
+            if !matches!(*op, "&&" | ";") {
+                return None;
+            }
+            commands.push(&toks[from..i]);
+            from = i + 1;
+        }
+    }
+    commands.push(&toks[from..]);
+    commands.retain(|c| !c.is_empty());
+    let (last, before) = commands.split_last()?;
+    let cd_only = before.iter().all(|c| {
+        words(c).is_some_and(|w| w[0] == "cd")
+            && !c.iter().any(|t| matches!(t, Tok::Redirect { .. }))
+    });
+    let merged_only = last.iter().all(|t| match t {
+        Tok::Redirect { fd, op, target } => *fd == Some(2) && op == ">&" && target == "1",
+        _ => true,
+    });
+    if !cd_only || !merged_only {
+        return None;
+    }
+    let argv = words(last)?;
+    let base = argv[0].rsplit('/').next().unwrap_or(&argv[0]);
+    (base == "lens" && argv.get(1).is_some_and(|w| w == "show")).then(|| argv[1..].to_vec())
+}
+
 /// Programs that, at the end of a pipeline with no file operand, only pass on
 /// (a part of) what the stage before them printed: the shape is that stage's.
 const PASS_ON: &[&str] = &["head", "tail", "tee", "cat", "less", "more"];
@@ -635,6 +736,59 @@ mod tests {
         assert!(s("python -m pytest"));
         assert!(!s("git commit -m x"));
         assert!(!s("echo hi"));
+    }
+
+    #[test]
+    fn lines_that_run_lens_itself_are_known_wherever_lens_stands() {
+        for (line, own) in [
+            ("lens show 1a2b3c4d --lines 1-5", true),
+            ("cd app && lens show 1a2b3c4d", true),
+            ("lens show 1a2b3c4d | head -50", true),
+            ("cargo fmt; lens --budget 12k make", true),
+            ("LENS_STORE=/tmp/s lens show 1a2b3c4d", true),
+            ("./out/lens show 1a2b3c4d --grep x", true),
+            ("/usr/bin/lens stats", true),
+            ("env A=1 lens --help", true),
+            ("timeout 30 lens cargo test 2>&1 | tail -5", true),
+            ("echo hi || lens show 1a2b3c4d", true),
+            // Not taken apart: a word in a command's place still counts.
+            ("(cd x && lens show 1a2b3c4d)", true),
+            ("for h in a b; do lens show $h; done", true),
+            ("echo $(lens show 1a2b3c4d | wc -l)", true),
+            // `lens` as an operand, or part of another word, is not Lens.
+            ("grep -r lens src", false),
+            ("cat lens.toml", false),
+            ("cargo run -p lens-cli", false),
+            ("git log -- lens-cli/src/show.rs", false),
+            ("echo 'lens show x'", false),
+            ("(grep lens src)", false),
+            ("make", false),
+        ] {
+            assert_eq!(runs_lens(line), own, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_line_that_only_runs_lens_show_is_taken_apart() {
+        let w = |l: &str| lens_show_only(l);
+        assert_eq!(
+            w("lens show 1a2b3c4d --lines 1-5"),
+            v(&["show", "1a2b3c4d", "--lines", "1-5"])
+        );
+        assert_eq!(
+            w("cd /p && ./out/lens show 1a2b3c4d --stream stderr 2>&1"),
+            v(&["show", "1a2b3c4d", "--stream", "stderr"])
+        );
+        for l in [
+            "lens show 1a2b3c4d | head",
+            "lens show 1a2b3c4d > f",
+            "lens show 1a2b3c4d; echo done",
+            "echo a && lens show 1a2b3c4d",
+            "lens stats",
+            "lens --as make",
+        ] {
+            assert_eq!(w(l), None, "{l}");
+        }
     }
 
     #[test]

@@ -38,6 +38,32 @@ pub(crate) fn cmd(s: ShowArgs) -> i32 {
 
 fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
     let open = |stream: Stream| stored.open(stream.name());
+    if let Some(max) = s.max_bytes {
+        if s.grep.is_some() || s.level != Level::Three {
+            eprintln!("lens show: --max-bytes pages raw lines; drop --grep and --level");
+            return 2;
+        }
+        let (stream, other) = pick_stream(s.stream, stored);
+        if let Some(o) = other {
+            eprintln!(
+                "lens show: --max-bytes pages one stream, {}; {} has lines too: add --stream {}",
+                stream.name(),
+                o.name(),
+                o.name()
+            );
+        }
+        let (a, b) = s.lines.map_or((1, u64::MAX), |(a, b)| (a.into(), b.into()));
+        return match page(stored, &s.handle, stream, (a, b), max) {
+            Ok(p) => {
+                capture::print_to(Stream::Stdout, &p.text);
+                0
+            }
+            Err(e) => {
+                eprintln!("lens show: {e}");
+                1
+            }
+        };
+    }
     if let Some(pattern) = &s.grep {
         if s.lines.is_some() || s.level != Level::Three {
             eprintln!("lens show: --grep prints raw lines; drop --lines and --level");
@@ -82,16 +108,7 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
             );
             return 2;
         }
-        // The stream asked for, else stdout unless only stderr has lines.
-        let stream = s.stream.unwrap_or_else(|| {
-            let empty =
-                |st: Stream| open(st).map_or(true, |f| f.metadata().map_or(true, |m| m.len() == 0));
-            if empty(Stream::Stdout) && !empty(Stream::Stderr) {
-                Stream::Stderr
-            } else {
-                Stream::Stdout
-            }
-        });
+        let (stream, _) = pick_stream(s.stream, stored);
         let gap = stored
             .meta
             .unstored
@@ -217,6 +234,125 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
         }
     }
     0
+}
+
+/// The stream raw lines are read from: the one asked for, else stdout unless
+/// only stderr has lines; and the other stream, when none was asked for and it
+/// has lines too (it is then not in what is printed).
+pub(crate) fn pick_stream(
+    asked: Option<Stream>,
+    stored: &store::Stored,
+) -> (Stream, Option<Stream>) {
+    let empty = |st: Stream| {
+        stored
+            .open(st.name())
+            .map_or(true, |f| f.metadata().map_or(true, |m| m.len() == 0))
+    };
+    match asked {
+        Some(st) => (st, None),
+        None if empty(Stream::Stdout) && !empty(Stream::Stderr) => (Stream::Stderr, None),
+        None if !empty(Stream::Stderr) => (Stream::Stdout, Some(Stream::Stderr)),
+        None => (Stream::Stdout, None),
+    }
+}
+
+/// Raw lines of a stored stream, at most a given size.
+pub(crate) struct Page {
+    /// The lines, then the marker when some were left.
+    pub text: Vec<u8>,
+    /// The marker naming the lines left, when the range did not all fit.
+    pub shown: Option<lens_core::Shown>,
+}
+
+/// Raw lines `a..=b` of `stream` (`b` past the end means to the end), cut by
+/// whole lines so that they and the marker that ends them fit in `max` bytes;
+/// the marker names the same handle and the first line not printed, so the
+/// next page is one `--lines` away. The first line is printed even when it
+/// alone is bigger. Used by `lens show --max-bytes` and by the after-tool
+/// hook for a `lens show` whose output the agent would cut: one page, either
+/// way. A stream with lines the store did not keep, or a run still going, is
+/// not paged (its line numbers are not the file's).
+pub(crate) fn page(
+    stored: &store::Stored,
+    handle: &str,
+    stream: Stream,
+    (a, b): (u64, u64),
+    max: usize,
+) -> Result<Page, String> {
+    use std::io::BufRead;
+    if stored.in_progress
+        || stored
+            .meta
+            .unstored
+            .iter()
+            .any(|u| u.stream == stream.name())
+    {
+        return Err(format!(
+            "{} of {handle} is not whole in the store; use --lines without --max-bytes",
+            stream.name()
+        ));
+    }
+    let f = stored.open(stream.name())?;
+    let mut r = io::BufReader::with_capacity(1 << 16, f);
+    // Room for the marker at its longest: every number as wide as a 20-digit one.
+    let room = lens_core::Shown {
+        stream,
+        first: u64::MAX / 2,
+        last: u64::MAX / 2,
+        rest: u64::MAX,
+        total: u64::MAX,
+        handle: handle.to_string(),
+    }
+    .render()
+    .len()
+        + 1;
+    let mut text = Vec::new();
+    let (mut n, mut last, mut full) = (0u64, 0u64, false);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match r.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return Err(format!("cannot read the stored {}: {e}", stream.name())),
+        }
+        n += 1;
+        if n < a || n > b || full {
+            continue;
+        }
+        if last > 0 && text.len() + line.len() + room > max {
+            full = true;
+            continue;
+        }
+        text.extend_from_slice(&line);
+        last = n;
+    }
+    if n == 0 && (a, b) == (1, u64::MAX) {
+        return Ok(Page { text, shown: None });
+    }
+    if a > n {
+        return Err(format!(
+            "{} has {n} lines; --lines {a}-{b} starts past the end",
+            stream.name()
+        ));
+    }
+    let rest = b.min(n);
+    let shown = (last < rest).then(|| lens_core::Shown {
+        stream,
+        first: a,
+        last,
+        rest,
+        total: n,
+        handle: handle.to_string(),
+    });
+    if let Some(m) = &shown {
+        if !text.ends_with(b"\n") {
+            text.push(b'\n');
+        }
+        text.extend_from_slice(m.render().as_bytes());
+        text.push(b'\n');
+    }
+    Ok(Page { text, shown })
 }
 
 /// `--grep`: the matching raw lines of the stored streams with their line

@@ -677,3 +677,114 @@ fn a_settings_file_that_is_a_symlink_is_edited_through_and_kept() {
     assert_eq!(un.status.code(), Some(0), "{}", text(&un.stderr));
     assert_eq!(b.files(), before, "the link or its target changed");
 }
+
+/// The runs in the box's store.
+fn stored_runs(b: &Box_) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(b.root.join("state/store"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().join("meta.json").is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// A Claude Code event for `line`, whose output is `output`, persisted to a
+/// file past 30,000 characters as Claude Code does.
+fn claude_event_for(b: &Box_, line: &str, output: &str) -> String {
+    let mut event = claude_event(b, &output[..output.len().min(30_000)])
+        .replace("\"git status\"", &serde_json::to_string(line).unwrap());
+    if output.len() > 30_000 {
+        let file = b.root.join("home/.claude/tool-results/show.txt");
+        b.write("home/.claude/tool-results/show.txt", output);
+        event = event.replace(
+            "\"noOutputExpected\":false",
+            &format!(
+                "\"noOutputExpected\":false,\"persistedOutputPath\":{:?}",
+                file.display().to_string()
+            ),
+        );
+    }
+    event
+}
+
+#[test]
+fn the_hook_never_files_lens_show_under_a_new_handle() {
+    let b = Box_::new("own");
+    // A 400 KB run in the store, as a hook or `lens --as` left it.
+    let output: String = (1..=3000)
+        .map(|i| {
+            format!(
+                "{i:05} worker {} finished step {i} of the batch\n",
+                "x".repeat(90)
+            )
+        })
+        .collect();
+    assert!(output.len() > 400_000);
+    let view = text(&b.lens(&["--as", "./batch.sh"], Some(&output)).stdout);
+    let h = handle_of(&view);
+    let runs = stored_runs(&b);
+    assert_eq!(runs, std::slice::from_ref(&h));
+    // A range the agent shows whole: its own result stands.
+    let five: String = output.lines().take(5).map(|l| format!("{l}\n")).collect();
+    let line = format!("lens show {h} --lines 1-5");
+    let out = b.lens(
+        &["hook", "claude"],
+        Some(&claude_event_for(&b, &line, &five)),
+    );
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), String::new())
+    );
+    // The whole run, more than Claude Code shows: a page of the same handle.
+    for line in [format!("lens show {h}"), format!("cd /p && lens show {h}")] {
+        let out = b.lens(
+            &["hook", "claude"],
+            Some(&claude_event_for(&b, &line, &output)),
+        );
+        let a: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let page = a["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+            .as_str()
+            .unwrap();
+        assert!(page.len() <= 30_000, "{}", page.len());
+        let (lines, last) = page.rsplit_once('\n').unwrap();
+        let m = lens_core::Shown::parse(last).unwrap_or_else(|| panic!("{last}"));
+        assert_eq!(
+            (m.handle.as_str(), m.first, m.rest, m.total),
+            (h.as_str(), 1, 3000, 3000)
+        );
+        assert_eq!(
+            format!("{lines}\n"),
+            output
+                .lines()
+                .take(m.last as usize)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+        );
+        // The same page, asked for by hand.
+        let by_hand = b.lens(
+            &["show", &h, "--max-bytes", &(30_000 - 256).to_string()],
+            None,
+        );
+        assert_eq!(text(&by_hand.stdout).trim_end(), page);
+        // The next page is the range the marker names.
+        let next = b.lens(
+            &["show", &h, "--lines", &format!("{}-{}", m.last + 1, m.rest)],
+            None,
+        );
+        assert!(text(&next.stdout).starts_with(output.lines().nth(m.last as usize).unwrap()));
+    }
+    // Piped or filtered through `lens --as`: Lens's own, as the agent had it.
+    let piped = format!("lens show {h} | head -3000");
+    let out = b.lens(
+        &["hook", "claude"],
+        Some(&claude_event_for(&b, &piped, &output)),
+    );
+    assert_eq!(text(&out.stdout), "");
+    let again = b.lens(&["--as", &format!("lens show {h}")], Some(&output));
+    assert_eq!(text(&again.stdout), output);
+    assert_eq!(stored_runs(&b), runs, "a new handle was stored");
+}

@@ -88,6 +88,7 @@ pub fn read_event(event: &Value) -> Option<Captured> {
         level: None,
         budget: None,
         partial: false,
+        inline: None,
     })
 }
 

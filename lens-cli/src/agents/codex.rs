@@ -80,6 +80,7 @@ pub fn read_event(event: &Value) -> Option<Captured> {
         level: None,
         budget: None,
         partial,
+        inline: None,
     })
 }
 

@@ -174,7 +174,7 @@ pub const AWARENESS: &str = "\
 <!-- lens:begin -->
 ## Lens: shortened command output
 A long shell output may reach you as Lens's view of it: the lines that matter, and one marker for each run of lines left out, e.g. `[lens: elided stdout 120-480 (361 lines: budget) handle=1a2b3c4d]`. `digest=N` means the N lines after the marker summarise that run; `unlisted=K` means the summary names K fewer items than the run holds.
-To see hidden lines, run `lens show 1a2b3c4d --lines 120-480` rather than the command again; `lens show 1a2b3c4d --grep REGEX` prints the hidden lines that match, with their line numbers; `lens show 1a2b3c4d` prints all of it. A command that fails is shown unshortened by some agents; a long build or test may be run as `lens <command>` to get the view.
+To see hidden lines, run `lens show 1a2b3c4d --lines 120-480` rather than the command again; `lens show 1a2b3c4d --grep REGEX` prints the hidden lines that match, with their line numbers; `lens show 1a2b3c4d` prints all of it, a long run one page at a time (its last line names the lines left). A command that fails is shown unshortened by some agents; a long build or test may be run as `lens <command>` to get the view.
 <!-- lens:end -->
 ";
 
@@ -257,19 +257,25 @@ pub fn read_event(agent: Agent, event: &Value) -> Option<crate::captured::Captur
     }?;
     // A view bigger than what the agent shows uncut would be cut again.
     c.budget = Some(limit(agent));
+    // So would a `lens show` the agent ran: it gets a page that fits.
+    c.inline = Some(inline_limit(agent));
     Some(c)
 }
 
 /// The most a view may be for `agent`: under what it shows without cutting.
-fn limit(agent: Agent) -> usize {
-    let inline = match agent {
+pub fn limit(agent: Agent) -> usize {
+    lens_core::DEFAULT_BUDGET.min(inline_limit(agent))
+}
+
+/// What `agent` shows of a command's output without cutting it.
+pub fn inline_limit(agent: Agent) -> usize {
+    match agent {
         Agent::Claude => claude::INLINE_LIMIT,
         Agent::Codex => codex::INLINE_LIMIT,
         Agent::Gemini => gemini::INLINE_LIMIT,
         Agent::Opencode => opencode::INLINE_LIMIT,
         Agent::Cursor => 0,
-    };
-    lens_core::DEFAULT_BUDGET.min(inline)
+    }
 }
 
 /// The answer that makes the model read `view`; `None` when the agent cannot
