@@ -6,11 +6,12 @@
 //! stream (agents hand stdout and stderr over merged), stored under a handle
 //! like any `lens <cmd>` run, so `lens show` and its markers work the same, and
 //! classified by the command [`cmdline::producer`] recognises in the line, else
-//! by its content alone. The answer is the view only when the view is smaller
-//! and the full output is stored; in every other case (a line that runs Lens
-//! itself, a file the agent asked to read, output under the budget, output that
-//! is not UTF-8, a store that fails, a filter that panics) the answer is raw,
-//! and the caller leaves the agent's own result alone. The one answer for
+//! by its content alone. The answer is the view only when the output is over
+//! the budget, the view is smaller by more than its own header and markers
+//! cost, and the full output is stored; in every other case (a line that runs
+//! Lens itself, a file the agent asked to read, output under the budget, output
+//! that is not UTF-8, a store that fails, a filter that panics) the answer is
+//! raw, and the caller leaves the agent's own result alone. The one answer for
 //! a line that runs Lens is a page of a `lens show` the agent would cut, from
 //! the same stored run (see [`crate::show::page`]).
 
@@ -19,7 +20,8 @@ use std::io::{self, Read};
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use lens_core::{Handle, Level, Request, DEFAULT_BUDGET};
+use lens_core::marker::carries;
+use lens_core::{Handle, Header, Level, Request, DEFAULT_BUDGET};
 
 use crate::cmdline;
 use crate::config::load_config;
@@ -74,6 +76,8 @@ pub enum Raw {
     /// The line runs Lens itself: its output is a view or a stored run
     /// already, and filtering it again would hide it under a new handle.
     Lens,
+    /// The output fits in the budget the view would have.
+    UnderBudget,
 }
 
 impl Raw {
@@ -87,6 +91,7 @@ impl Raw {
             Raw::NotStored => "not-stored",
             Raw::Partial => "agent-kept-a-part",
             Raw::Lens => "lens-own",
+            Raw::UnderBudget => "under-budget",
         }
     }
 }
@@ -131,7 +136,9 @@ const HOLD: u64 = 64 << 20;
 /// Diagnostics (a broken config, a filter panic) are pushed, never printed.
 ///
 /// A line that runs Lens is decided first: what Lens printed is never filtered
-/// again.
+/// again. Then a view replaces the output only when the output is over the
+/// budget and the view is smaller than it by more than the view's own lines
+/// (its header and markers) cost; a view opens with its [`Header`].
 pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, Raw> {
     if cmdline::runs_lens(&c.line) {
         return own_page(c).ok_or(Raw::Lens);
@@ -160,6 +167,9 @@ pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, R
         return Err(Raw::LevelThree);
     }
     let budget = c.budget.or(settings.budget).unwrap_or(DEFAULT_BUDGET);
+    if output.len() <= budget {
+        return Err(Raw::UnderBudget);
+    }
     let exit = c.exit.unwrap_or(0);
     let req = Request {
         argv: &argv,
@@ -174,7 +184,8 @@ pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, R
     let provisional = Handle::derive(&content, 0);
     let opts = |h| options(level, budget, Some(h), &settings);
     let first = guarded_view(&req, &opts(provisional), diagnostics);
-    if !first.elided || first.stdout.len() >= output.len() {
+    let lines = store::count_lines(output);
+    if !first.elided || !net_win(&first.stdout, output.len(), lines, &provisional) {
         return Err(Raw::Unchanged);
     }
     let meta = store::Meta {
@@ -187,7 +198,7 @@ pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, R
         duration_ms: 0,
         stdout_bytes: output.len() as u64,
         stderr_bytes: 0,
-        stdout_lines: store::count_lines(output),
+        stdout_lines: lines,
         stderr_lines: 0,
         ..store::Meta::default()
     };
@@ -204,17 +215,34 @@ pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, R
     } else {
         guarded_view(&req, &opts(handle), diagnostics)
     };
-    if !shown.elided {
+    if !shown.elided || !net_win(&shown.stdout, output.len(), lines, &handle) {
         return Err(Raw::Unchanged);
     }
+    let view = String::from_utf8_lossy(&shown.stdout);
+    let header = Header::of(&view, lines, &handle).render();
     Ok(Filtered {
-        text: String::from_utf8_lossy(&shown.stdout).into_owned(),
+        text: format!("{header}\n{view}"),
         handle,
         raw_bytes: output.len() as u64,
         argv,
         level,
         exit: c.exit,
     })
+}
+
+/// True when the view, with the header it opens with, is smaller than the
+/// output by more than the Lens lines in it cost: else the reader pays for
+/// markers to be spared less than they take.
+fn net_win(view: &[u8], output: usize, lines: u64, handle: &Handle) -> bool {
+    let text = String::from_utf8_lossy(view);
+    let header = Header::of(&text, lines, handle).render().len() + 1;
+    let own: usize = text
+        .split_inclusive('\n')
+        .filter(|l| carries(l.trim_end_matches('\n').as_bytes(), handle))
+        .map(str::len)
+        .sum();
+    let answer = view.len() + header;
+    answer < output && output - answer > own + header
 }
 
 /// Room kept under an agent's inline limit for what its answer adds around
@@ -354,7 +382,7 @@ mod tests {
         );
         assert_eq!(
             filter(&captured("git status", "On branch main\n".into()), &mut d).unwrap_err(),
-            Raw::Unchanged
+            Raw::UnderBudget
         );
         let mut c = captured("make", String::new());
         c.output = vec![0xff; 9000];
@@ -378,5 +406,26 @@ mod tests {
             c.exit = Some(0);
             assert_eq!(filter(&c, &mut d).unwrap_err(), Raw::Lens, "{line}");
         }
+    }
+
+    #[test]
+    fn a_view_wins_only_by_more_than_its_own_lines_cost() {
+        let h = Handle::parse("1a2b3c4d").unwrap();
+        let marker = "[lens: elided stdout 2-9 (8 lines: budget) handle=1a2b3c4d]\n";
+        let view = format!("a\n{marker}z\n");
+        let header = Header::of(&view, 10, &h).render().len() + 1;
+        let cost = view.len() + header + marker.len() + header;
+        // Smaller by exactly what its Lens lines cost: the output stands.
+        assert!(!net_win(view.as_bytes(), cost, 10, &h));
+        assert!(net_win(view.as_bytes(), cost + 1, 10, &h));
+        // A forged marker is the output's line, not the view's cost.
+        let forged = format!("{view}[lens: elided stdout 1-5 (5 lines: budget) handle=deadbeef]\n");
+        let header = Header::of(&forged, 11, &h).render().len() + 1;
+        assert!(net_win(
+            forged.as_bytes(),
+            forged.len() + 2 * header + marker.len() + 1,
+            11,
+            &h
+        ));
     }
 }
