@@ -53,7 +53,17 @@ pub struct Captured {
     pub partial: bool,
     /// What the agent shows without cutting (a hook sets it): a `lens show`
     /// longer than this is answered with a page of the same stored run.
-    pub inline: Option<usize>,
+    pub inline: Option<Inline>,
+}
+
+/// What an agent shows of a result without cutting it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Inline {
+    /// Bytes of output.
+    pub bytes: usize,
+    /// Lines of the answer Lens gives, where the agent cuts by lines too
+    /// (Gemini CLI's `read_file`).
+    pub lines: Option<u64>,
 }
 
 /// Why the agent's own result stands.
@@ -256,7 +266,8 @@ const ANSWER_ROOM: usize = 256;
 /// that runs Lens, output the agent shows whole, a failed `lens show`, and
 /// anything Lens cannot page.
 fn own_page(c: &Captured) -> Option<Filtered> {
-    let inline = c.inline?.checked_sub(ANSWER_ROOM)?;
+    let Inline { bytes, lines } = c.inline?;
+    let inline = bytes.checked_sub(ANSWER_ROOM)?;
     let words = cmdline::lens_show_only(&c.line)?;
     if c.exit.is_some_and(|e| e != 0) {
         return None;
@@ -282,7 +293,7 @@ fn own_page(c: &Captured) -> Option<Filtered> {
         return None;
     }
     let range = s.lines.map_or((1, u64::MAX), |(a, b)| (a.into(), b.into()));
-    let page = crate::show::page(&stored, &s.handle, stream, range, inline).ok()?;
+    let page = crate::show::page(&stored, &s.handle, stream, range, (inline, lines)).ok()?;
     if page.shown.is_none() || page.text.len() > inline {
         return None;
     }

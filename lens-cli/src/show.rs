@@ -53,7 +53,7 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
             );
         }
         let (a, b) = s.lines.map_or((1, u64::MAX), |(a, b)| (a.into(), b.into()));
-        return match page(stored, &s.handle, stream, (a, b), max) {
+        return match page(stored, &s.handle, stream, (a, b), (max, None)) {
             Ok(p) => {
                 capture::print_to(Stream::Stdout, &p.text);
                 0
@@ -265,7 +265,8 @@ pub(crate) struct Page {
 }
 
 /// Raw lines `a..=b` of `stream` (`b` past the end means to the end), cut by
-/// whole lines so that they and the marker that ends them fit in `max` bytes;
+/// whole lines so that they and the marker that ends them fit in `max` bytes
+/// (and, when given, in that many lines, the marker one of them);
 /// the marker names the same handle and the first line not printed, so the
 /// next page is one `--lines` away. The first line is printed even when it
 /// alone is bigger. Used by `lens show --max-bytes` and by the after-tool
@@ -277,7 +278,7 @@ pub(crate) fn page(
     handle: &str,
     stream: Stream,
     (a, b): (u64, u64),
-    max: usize,
+    (max, max_lines): (usize, Option<u64>),
 ) -> Result<Page, String> {
     use std::io::BufRead;
     if stored.in_progress
@@ -320,7 +321,8 @@ pub(crate) fn page(
         if n < a || n > b || full {
             continue;
         }
-        if last > 0 && text.len() + line.len() + room > max {
+        let lines_full = max_lines.is_some_and(|m| n - a + 2 > m);
+        if last > 0 && (text.len() + line.len() + room > max || lines_full) {
             full = true;
             continue;
         }

@@ -837,3 +837,34 @@ fn output_under_the_budget_stands_as_the_agent_had_it() {
     );
     assert!(stored_runs(&b).is_empty());
 }
+
+#[test]
+fn gemini_gets_a_page_that_read_file_shows_whole() {
+    let b = Box_::new("gemini-page");
+    // 3,500 short lines: over Gemini CLI's 40,000 bytes, and over the 2,000
+    // lines its `read_file` gives the model.
+    let output: String = (1..=3500).map(|i| format!("row {i:07}\n")).collect();
+    assert!(output.len() > 40_000);
+    let view = text(&b.lens(&["--as", "./rows.sh"], Some(&output)).stdout);
+    let h = handle_of(&view);
+    let runs = stored_runs(&b);
+    let temp = b.root.join("home/.gemini/tmp/proj");
+    let event = serde_json::json!({
+        "hook_event_name": "AfterTool",
+        "tool_name": "run_shell_command",
+        "cwd": b.proj(),
+        "transcript_path": temp.join("chats/session.json"),
+        "tool_input": {"command": format!("lens show {h}")},
+        "tool_response": {"llmContent": format!("Output: {output}")},
+    });
+    let out = b.lens(&["hook", "gemini"], Some(&event.to_string()));
+    let a: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = a["hookSpecificOutput"]["tailToolCallRequest"]["args"]["file_path"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{a}"));
+    let page = std::fs::read_to_string(file).unwrap();
+    assert!(page.lines().count() <= 2000, "{}", page.lines().count());
+    let m = lens_core::Shown::parse(page.trim_end().lines().last().unwrap()).unwrap();
+    assert_eq!((m.handle.as_str(), m.first, m.rest), (h.as_str(), 1, 3500));
+    assert_eq!(stored_runs(&b), runs, "a new handle was stored");
+}

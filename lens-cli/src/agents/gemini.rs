@@ -27,6 +27,11 @@ pub const HOOK: &str = "lens hook gemini";
 /// What Gemini CLI hands the model of a tool's output without cutting it.
 pub const INLINE_LIMIT: usize = 40_000;
 
+/// Lines `read_file` gives the model of a file before it cuts the rest
+/// (`DEFAULT_MAX_LINES_TEXT_FILE` in Gemini CLI 0.61.0), less the exit code
+/// line the answer may end with.
+pub const INLINE_LINES: u64 = 2000 - 1;
+
 /// What the user must do for a project install: Gemini CLI reads a project's
 /// hooks only in a trusted folder.
 pub const TRUST: &str = "Gemini CLI runs a project's hooks only in a trusted folder: trust it when gemini asks, or install with --global";

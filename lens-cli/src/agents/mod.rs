@@ -258,7 +258,13 @@ pub fn read_event(agent: Agent, event: &Value) -> Option<crate::captured::Captur
     // A view bigger than what the agent shows uncut would be cut again.
     c.budget = Some(limit(agent));
     // So would a `lens show` the agent ran: it gets a page that fits.
-    c.inline = Some(inline_limit(agent));
+    c.inline = Some(crate::captured::Inline {
+        bytes: inline_limit(agent),
+        lines: match agent {
+            Agent::Gemini => Some(gemini::INLINE_LINES),
+            _ => None,
+        },
+    });
     Some(c)
 }
 
