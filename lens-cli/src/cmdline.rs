@@ -388,7 +388,12 @@ pub fn runs_lens(line: &str) -> bool {
     };
     toks.split(|t| matches!(t, Tok::Op(..)))
         .filter_map(words)
-        .any(|argv| unwrap(argv).first().is_some_and(|p| p == "lens"))
+        .map(unwrap)
+        .any(|argv| {
+            let lens = |w: &String| w.rsplit('/').next() == Some("lens");
+            // `xargs lens show`: xargs runs the first word that is not its option.
+            lens(&argv[0]) || (argv[0] == "xargs" && argv[1..].iter().any(lens))
+        })
 }
 
 /// For a line not taken apart: whether a word where a command starts (the
@@ -751,6 +756,7 @@ mod tests {
             ("env A=1 lens --help", true),
             ("timeout 30 lens cargo test 2>&1 | tail -5", true),
             ("echo hi || lens show 1a2b3c4d", true),
+            ("echo 1a2b3c4d | xargs -I{} lens show {} --lines 1-9", true),
             // Not taken apart: a word in a command's place still counts.
             ("(cd x && lens show 1a2b3c4d)", true),
             ("for h in a b; do lens show $h; done", true),
