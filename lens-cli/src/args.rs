@@ -4,7 +4,7 @@
 
 use std::ffi::OsString;
 
-use lens_core::config::parse_size;
+use lens_core::config::{budget_value, level_value};
 use lens_core::{Level, Stream};
 
 use crate::agents::{Agent, Scope};
@@ -246,14 +246,11 @@ fn value(
 }
 
 fn parse_level(v: &str) -> Result<Level, String> {
-    v.parse::<u8>()
-        .ok()
-        .and_then(Level::from_digit)
-        .ok_or_else(|| format!("--level {v:?} is not a level; use 0, 1, 2 or 3"))
+    level_value(v).ok_or_else(|| format!("--level {v:?} is not a level; use 0, 1, 2 or 3"))
 }
 
 fn parse_budget(v: &str) -> Result<usize, String> {
-    parse_size(v).filter(|&n| n > 0).ok_or_else(|| {
+    budget_value(v).ok_or_else(|| {
         format!("--budget {v:?} is not a size; use bytes with an optional k or m suffix, e.g. 4k")
     })
 }

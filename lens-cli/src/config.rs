@@ -24,7 +24,10 @@ pub(crate) fn load_config(diagnostics: &mut Vec<String>) -> Option<Config> {
     match Config::parse(&text) {
         Ok(c) => Some(c),
         Err(e) => {
-            diagnostics.push(format!("lens: config {} ignored: {e}", path.display()));
+            diagnostics.push(format!(
+                "lens: config {} ignored: {e}; using defaults",
+                path.display()
+            ));
             None
         }
     }

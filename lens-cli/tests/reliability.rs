@@ -392,3 +392,32 @@ fn a_run_past_its_store_bound_keeps_head_and_tail_and_says_what_it_left_out() {
         text(&gap.stderr)
     );
 }
+
+#[test]
+fn a_config_value_the_flags_refuse_is_refused_and_the_defaults_apply() {
+    // `budget = "0"` once made the view one marker over every line; `--budget 0`
+    // was refused. Both go through one reading now.
+    let sb = Sandbox::new();
+    let script = "seq 1 5000; echo 'error: the one line that matters'; seq 1 100";
+    let plain = sb.run(&["sh", "-c", script]);
+    for bad in ["budget = \"0\"", "budget = 0", "level = 9"] {
+        common::write(&sb.config(), bad.as_bytes());
+        let out = sb.run(&["sh", "-c", script]);
+        assert_eq!(out.status.code(), Some(0));
+        let e = text(&out.stderr);
+        let key = bad.split(' ').next().unwrap();
+        assert!(
+            e.lines().count() == 1
+                && e.contains(&sb.config().display().to_string())
+                && e.contains(&format!("{key} = "))
+                && e.contains("using defaults"),
+            "{bad}: {e}"
+        );
+        // The view is the one the defaults give, the error line in it.
+        let strip = |b: &[u8]| text(b).replace(&handle_in(b).unwrap_or_default(), "H");
+        assert_eq!(strip(&out.stdout), strip(&plain.stdout), "{bad}");
+        assert!(text(&out.stdout).contains("error: the one line"), "{bad}");
+    }
+    let flag = sb.run(&["--budget", "0", "echo", "x"]);
+    assert_eq!(flag.status.code(), Some(2));
+}

@@ -147,16 +147,16 @@ impl Config {
                 return Err("[[command]] prefix is empty: give the command words it applies to, e.g. prefix = \"cargo test\"".into());
             }
             rules.push(Rule {
-                level: r.level.map(level).transpose()?,
-                budget: r.budget.map(|b| size(&b, "command.budget")).transpose()?,
+                level: r.level.map(|n| level(n, "command.level")).transpose()?,
+                budget: r.budget.map(|b| budget(&b, "command.budget")).transpose()?,
                 drop: patterns(&r.drop, &r.prefix)?,
                 keep: patterns(&r.keep, &r.prefix)?,
                 prefix,
             });
         }
         Ok(Config {
-            level: raw.level.map(level).transpose()?,
-            budget: raw.budget.map(|b| size(&b, "budget")).transpose()?,
+            level: raw.level.map(|n| level(n, "level")).transpose()?,
+            budget: raw.budget.map(|b| budget(&b, "budget")).transpose()?,
             store,
             rules,
         })
@@ -184,8 +184,30 @@ impl Config {
     }
 }
 
-fn level(n: u8) -> Result<Level, String> {
-    Level::from_digit(n).ok_or_else(|| format!("level {n} is out of range: use 0, 1, 2 or 3"))
+fn level(n: u8, key: &str) -> Result<Level, String> {
+    level_value(&n.to_string())
+        .ok_or_else(|| format!("{key} = {n} is not a level: use 0, 1, 2 or 3"))
+}
+
+/// A view budget: the one reading of a budget, shared by `--budget` and the
+/// config, so neither accepts what the other refuses. Zero is no budget at all.
+pub fn budget_value(text: &str) -> Option<usize> {
+    parse_size(text).filter(|&n| n > 0)
+}
+
+/// A level digit (`0` to `3`): the one reading shared by `--level` and the config.
+pub fn level_value(text: &str) -> Option<Level> {
+    text.parse::<u8>().ok().and_then(Level::from_digit)
+}
+
+fn budget(s: &RawSize, key: &str) -> Result<usize, String> {
+    let text = match s {
+        RawSize::Int(n) => n.to_string(),
+        RawSize::Text(t) => t.clone(),
+    };
+    budget_value(&text).ok_or_else(|| {
+        format!("{key} = {text:?} is not a budget: give a size above 0 in bytes with an optional k or m suffix, e.g. {key} = \"4k\"")
+    })
 }
 
 fn size(s: &RawSize, key: &str) -> Result<usize, String> {
@@ -274,7 +296,13 @@ drop = ['^\s+Running']
     fn errors_are_one_line_and_name_the_fix() {
         for (text, needle) in [
             ("level = 7", "use 0, 1, 2 or 3"),
-            ("budget = \"lots\"", "not a size"),
+            ("budget = \"lots\"", "not a budget"),
+            ("budget = \"0\"", "give a size above 0"),
+            ("budget = 0", "give a size above 0"),
+            (
+                "[[command]]\nprefix = \"x\"\nbudget = \"0k\"",
+                "command.budget",
+            ),
             ("colour = true", "unknown field"),
             (
                 "[[command]]\nprefix = \"x\"\ndrop = ['(']",
