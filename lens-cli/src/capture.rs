@@ -8,6 +8,13 @@
 //! cannot take it (a full disk, a refused store), nothing of that run is elided:
 //! the stream is printed as it arrives, after what the store already held.
 //!
+//! A stream the store takes whole up to its share of `[store] max_run_bytes`;
+//! past that share what is stored is printed as it was written and the rest
+//! passes through as it arrives, unfiltered and unstored (invariant 5: what
+//! cannot be stored is not elided). The store keeps the stream's whole lines
+//! before that point, and the run's notice says from which line it passed
+//! through.
+//!
 //! The readers share each stream's state with the main thread, which can abandon
 //! a reader that never reaches the end of its pipe (a grandchild that kept it open
 //! after a signal) and still use everything read so far.
@@ -54,6 +61,16 @@ pub enum Body {
         /// The sample of the stream.
         sampler: Box<Sampler>,
     },
+    /// Past the stream's share of the store: printed whole as it arrived. The
+    /// store file holds its lines before `from_line`.
+    Passed {
+        /// The store file, holding bytes `0..from_byte`.
+        file: File,
+        /// The first byte not stored.
+        from_byte: u64,
+        /// The first line not stored (1-based).
+        from_line: u64,
+    },
     /// The store could not take it: printed as it arrived.
     Printed,
 }
@@ -78,39 +95,19 @@ pub struct Capture {
     /// While the stream is held in memory, its store file, written as it
     /// arrives: if Lens is killed outright, what it read is there.
     pub journal: Option<File>,
-    /// The run's directory, once the stream is stored.
-    dir: Option<PathBuf>,
     /// Bytes in the store file and the offset just past its last newline.
     stored: u64,
     stored_nl_end: u64,
-    /// Newlines in the store file's head.
-    head_newlines: u64,
-    /// Past the head's bound: the tail, kept in a ring.
-    tail: Option<Tail>,
-    /// Newlines in the stored stream, and its last byte.
+    /// Newlines in the store file.
+    stored_newlines: u64,
+    /// Newlines in the stream since it left memory, and its last byte.
     all_newlines: u64,
     last_byte: u8,
-    /// The stream's opening lines, printed while the command still ran (bytes,
-    /// lines): see [`show_opening`].
-    pub early: Option<(u64, u32)>,
-}
-
-/// The tail of a stream past its head's bound: the last `cap` bytes, in a ring
-/// file beside the stream's, put in order when the stream ends.
-struct Tail {
-    ring: File,
-    path: PathBuf,
-    cap: u64,
-    /// Bytes written to the ring.
-    written: u64,
-    /// The stream's offset of the ring's first byte.
-    base: u64,
-    /// Where the stored head ends (past its last whole line).
-    head_end: u64,
 }
 
 /// What a stream bounded by `[store] max_run_bytes` did not store: bytes
-/// `from_byte..to_byte` of the stream, lines `from_line..=to_line`.
+/// `from_byte..to_byte` of the stream, lines `from_line..=to_line`, all of it
+/// passed through to the reader as written.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Unstored {
     /// `stdout` or `stderr`.
@@ -129,9 +126,8 @@ pub struct Unstored {
 /// a stream needs it.
 pub struct Shared {
     limits: Limits,
-    /// Bytes of each stream's head stored, and of its tail.
-    head_cap: u64,
-    tail_cap: u64,
+    /// Bytes of each stream the store takes.
+    cap: u64,
     held_bytes: AtomicU64,
     held_lines: AtomicU64,
     spill: Mutex<Spill>,
@@ -153,11 +149,9 @@ pub struct Spill {
 impl Shared {
     /// State for one run: `seed` names it, `root` is the store.
     pub fn new(limits: Limits, root: PathBuf, seed: Vec<u8>, max_run_bytes: u64) -> Arc<Shared> {
-        // Each stream gets half of the run's bound: a head and a tail of a quarter.
-        let quarter = (max_run_bytes / 4).max(1);
+        // Each stream gets half of the run's bound.
         Arc::new(Shared {
-            head_cap: quarter,
-            tail_cap: quarter,
+            cap: (max_run_bytes / 2).max(1),
             limits,
             held_bytes: AtomicU64::new(0),
             held_lines: AtomicU64::new(0),
@@ -219,14 +213,11 @@ impl Capture {
             abandoned: false,
             stop: false,
             journal: None,
-            dir: None,
             stored: 0,
             stored_nl_end: 0,
-            head_newlines: 0,
-            tail: None,
+            stored_newlines: 0,
             all_newlines: 0,
             last_byte: b'\n',
-            early: None,
         }
     }
 
@@ -259,8 +250,23 @@ impl Capture {
                     self.body = Body::Printed;
                 }
             },
+            Body::Passed { .. } => {
+                self.count(chunk);
+                print_to(self.stream, chunk);
+            }
             Body::Printed => print_to(self.stream, chunk),
         }
+    }
+
+    /// Counts a chunk's newlines and keeps its last byte: the stream's lines
+    /// once it is no longer held whole.
+    fn count(&mut self, chunk: &[u8]) -> u64 {
+        let newlines = count_newlines(chunk);
+        self.all_newlines += newlines;
+        if let Some(&b) = chunk.last() {
+            self.last_byte = b;
+        }
+        newlines
     }
 
     /// Moves the stream from memory to the store; past this point it is written
@@ -283,11 +289,9 @@ impl Capture {
                 .run_dir()
                 .and_then(|run| run.create_stream(self.stream.name())),
         };
-        let dir = spill.run.as_ref().map(|r| r.dir.clone());
         match opened {
             Ok(file) => {
                 drop(spill);
-                self.dir = dir;
                 self.body = Body::Stored {
                     file,
                     sampler: Box::<Sampler>::default(),
@@ -306,136 +310,78 @@ impl Capture {
         }
     }
 
-    /// Writes the next bytes of a stored stream: into its file up to the head's
-    /// bound, then into the tail's ring. The sampler sees every byte.
+    /// Writes the next bytes of a stored stream into its file, up to the
+    /// stream's share of the store; past it, the stream passes through.
     fn store(&mut self, chunk: &[u8], shared: &Shared) -> io::Result<()> {
+        let room = shared.cap.saturating_sub(self.stored);
+        let n = chunk.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let (head, after) = chunk.split_at(n);
         let Body::Stored { file, sampler } = &mut self.body else {
             return Ok(());
         };
-        sampler.push(chunk);
-        // Counted once: the stream's newlines, and the head's when all of the
-        // chunk goes there (a pass over a gigabyte is a fraction of a second).
-        let newlines = count_newlines(chunk);
-        self.all_newlines += newlines;
-        if let Some(&b) = chunk.last() {
-            self.last_byte = b;
+        file.write_all(head)?;
+        if after.is_empty() {
+            sampler.push(chunk);
         }
-        let mut rest = chunk;
-        if self.tail.is_none() {
-            let room = shared.head_cap.saturating_sub(self.stored);
-            let n = rest.len().min(usize::try_from(room).unwrap_or(usize::MAX));
-            let (head, after) = rest.split_at(n);
-            file.write_all(head)?;
-            if let Some(i) = head.iter().rposition(|&b| b == b'\n') {
-                self.stored_nl_end = self.stored + i as u64 + 1;
-            }
-            self.head_newlines += if after.is_empty() {
-                newlines
-            } else {
-                count_newlines(head)
-            };
-            self.stored += head.len() as u64;
-            if after.is_empty() && self.stored < shared.head_cap {
-                return Ok(());
-            }
-            // The head is full: it ends after its last whole line, and the
-            // tail starts in a ring beside it.
-            let Some(dir) = &self.dir else {
-                return Err(io::Error::other("no run directory for the tail"));
-            };
-            file.set_len(self.stored_nl_end)?;
-            let path = dir.join(format!("{}.tail", self.stream.name()));
-            let ring = crate::platform::create_private_file(&path)?;
-            self.tail = Some(Tail {
-                ring,
-                path,
-                cap: shared.tail_cap.max(1),
-                written: 0,
-                base: self.stored,
-                head_end: self.stored_nl_end,
-            });
-            rest = after;
+        if let Some(i) = head.iter().rposition(|&b| b == b'\n') {
+            self.stored_nl_end = self.stored + i as u64 + 1;
         }
-        let Some(t) = &mut self.tail else {
-            return Ok(());
+        self.stored += head.len() as u64;
+        self.stored_newlines += if after.is_empty() {
+            self.count(chunk)
+        } else {
+            self.count(chunk);
+            count_newlines(head)
         };
-        while !rest.is_empty() {
-            let pos = t.written % t.cap;
-            let n = rest.len().min((t.cap - pos) as usize);
-            t.ring.seek(SeekFrom::Start(pos))?;
-            t.ring.write_all(&rest[..n])?;
-            t.written += n as u64;
-            rest = &rest[n..];
+        if !after.is_empty() {
+            self.pass_through(after, shared);
         }
         Ok(())
     }
 
-    /// Puts a bounded stream's tail after its head, from its first whole line,
-    /// and says what was not stored.
-    pub fn finish_tail(&mut self) -> io::Result<Option<Unstored>> {
-        let (Some(t), Body::Stored { file, .. }) = (self.tail.take(), &mut self.body) else {
-            return Ok(None);
+    /// The stream passed its share of the store: what the store took is
+    /// printed as written, then `rest`, and from here on every byte as it
+    /// arrives. The store keeps the whole lines before this point.
+    fn pass_through(&mut self, rest: &[u8], shared: &Shared) {
+        let Body::Stored { file, .. } = std::mem::replace(&mut self.body, Body::Printed) else {
+            return;
         };
-        let kept = t.written.min(t.cap);
-        let mut ring = t.ring;
-        // The oldest byte kept is where the next write would go; the tail is
-        // copied in pieces, never held whole.
-        let oldest = if t.written > t.cap {
-            t.written % t.cap
-        } else {
-            0
-        };
-        let segments = [(oldest, kept - oldest), (0, oldest)];
-        let mut buf = vec![0u8; 256 << 10];
-        let mut tail_start = t.base + t.written - kept;
-        let mut skipping = tail_start > t.head_end;
-        let (mut copied, mut newlines, mut last) = (0u64, 0u64, b'\n');
-        file.seek(SeekFrom::Start(t.head_end))?;
-        for (at, len) in segments {
-            ring.seek(SeekFrom::Start(at))?;
-            let mut left = len;
-            while left > 0 {
-                let n = left.min(buf.len() as u64) as usize;
-                ring.read_exact(&mut buf[..n])?;
-                left -= n as u64;
-                let mut piece = &buf[..n];
-                if skipping {
-                    // The tail starts inside a line the gap cut: from its next line.
-                    match piece.iter().position(|&b| b == b'\n') {
-                        Some(i) => {
-                            tail_start += i as u64 + 1;
-                            piece = &piece[i + 1..];
-                            skipping = false;
-                        }
-                        None => {
-                            tail_start += n as u64;
-                            continue;
-                        }
-                    }
-                }
-                file.write_all(piece)?;
-                copied += piece.len() as u64;
-                newlines += count_newlines(piece);
-                if let Some(&b) = piece.last() {
-                    last = b;
+        let mut file = file;
+        if file.seek(SeekFrom::Start(0)).is_ok() {
+            copy_to(Read::by_ref(&mut file).take(self.stored), self.stream);
+        }
+        print_to(self.stream, rest);
+        // The line cut by the bound is not stored: the store holds whole lines.
+        match file.set_len(self.stored_nl_end) {
+            Ok(()) => {
+                self.body = Body::Passed {
+                    file,
+                    from_byte: self.stored_nl_end,
+                    from_line: self.stored_newlines + 1,
                 }
             }
+            // The store would hold more than it says: the run is not stored.
+            Err(e) => shared.spill().fail(&e),
         }
-        file.set_len(t.head_end + copied)?;
-        drop(ring);
-        let _ = std::fs::remove_file(&t.path);
-        if tail_start <= t.head_end {
-            return Ok(None);
-        }
-        let tail_lines = newlines + u64::from(copied > 0 && last != b'\n');
-        let lines = self.all_newlines + u64::from(self.last_byte != b'\n');
-        Ok(Some(Unstored {
+    }
+
+    /// What a stream that passed its share of the store did not store.
+    pub fn unstored(&self) -> Option<Unstored> {
+        let Body::Passed {
+            from_byte,
+            from_line,
+            ..
+        } = &self.body
+        else {
+            return None;
+        };
+        Some(Unstored {
             stream: self.stream.name().to_string(),
-            from_byte: t.head_end,
-            to_byte: tail_start,
-            from_line: self.head_newlines + 1,
-            to_line: lines.saturating_sub(tail_lines),
-        }))
+            from_byte: *from_byte,
+            to_byte: self.bytes,
+            from_line: *from_line,
+            to_line: self.all_newlines + u64::from(self.last_byte != b'\n'),
+        })
     }
 
     /// Starts writing a stream held in memory to the store as it arrives (a run
@@ -537,33 +483,6 @@ pub fn start_journal(cap: &Arc<Mutex<Capture>>, shared: &Shared) {
 
 /// How much a stopped reader still takes from its pipe.
 pub const DRAIN_MAX: u64 = 4 << 20;
-
-/// Prints the opening lines of a stream that passed its head's bound in the
-/// store (a flood: `yes`, `seq 1 100000000`) while the command still runs, at
-/// most `max_bytes` and `max_lines`: a reader downstream (`| head -1`) gets
-/// them now, and when it goes the command meets the closed pipe as it would
-/// have raw. Returns true once they are printed; the view at the end shows
-/// the rest.
-pub fn show_opening(cap: &Arc<Mutex<Capture>>, max_bytes: usize, max_lines: usize) -> bool {
-    let (stream, lead) = {
-        let mut c = lock(cap);
-        if c.early.is_some() || c.tail.is_none() {
-            return c.early.is_some();
-        }
-        let Body::Stored { sampler, .. } = &c.body else {
-            return false;
-        };
-        let lead = sampler.leading(max_bytes, max_lines).to_vec();
-        if lead.is_empty() {
-            return false;
-        }
-        let lines = count_newlines(&lead) as u32;
-        c.early = Some((lead.len() as u64, lines));
-        (c.stream, lead)
-    };
-    print_to(stream, &lead);
-    true
-}
 
 /// Tells the reader of `cap` to take what its pipe holds and stop.
 pub fn stop(cap: &Arc<Mutex<Capture>>) {

@@ -155,8 +155,6 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     let mut stopped_at: Option<Instant> = None;
     let mut stdout_gone = false;
     let mut journaled = false;
-    let stdout_pipe = platform::is_pipe(platform::Std::Out);
-    let mut opened = false;
     while open > 0 || status.is_none() {
         let now = Instant::now();
         if !journaled && status.is_none() && clock.elapsed() >= JOURNAL_AFTER {
@@ -174,11 +172,6 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
             // too, and the child meets the closed pipe it would have met raw.
             stdout_gone = true;
             capture::stop(&caps[0]);
-        }
-        if stdout_pipe && !opened && !stdout_gone {
-            // A flood into a pipe: its reader gets the opening now, and a reader
-            // that wants no more (`| head -1`) can go, as it would raw.
-            opened = capture::show_opening(&caps[0], budget / 4, OPENING_LINES);
         }
         if status.is_some() && settle.is_none() {
             settle = Some(now + AFTER_EXIT);
@@ -212,17 +205,11 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     };
     // Cut short, Lens reports its own death: the exit status a shell would show.
     let exit = cut.map_or(child_exit, |s| 128 + s);
-    let [mut out, mut err] = caps.map(|c| capture::take(&c));
-    // A stream past the run's bound keeps its head and tail; what is between is
-    // said, in the view and in meta.json, and never counted as recoverable.
-    let mut unstored = Vec::new();
-    for c in [&mut out, &mut err] {
-        match c.finish_tail() {
-            Ok(Some(u)) => unstored.push(u),
-            Ok(None) => {}
-            Err(e) => shared.spill().fail(&e),
-        }
-    }
+    let [out, err] = caps.map(|c| capture::take(&c));
+    // A stream past its share of the store passed through whole from a line
+    // on: said in a notice and in meta.json, and never counted as recoverable.
+    let unstored: Vec<capture::Unstored> =
+        [&out, &err].iter().filter_map(|c| c.unstored()).collect();
     // The child exited and a process it started still held a stream open: what
     // it wrote after the grace period was not captured.
     let lingered: Vec<Stream> = [&out, &err]
@@ -248,8 +235,8 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
         duration_ms,
         stdout_bytes: out.bytes,
         stderr_bytes: err.bytes,
-        stdout_lines: out.lines(),
-        stderr_lines: err.lines(),
+        stdout_lines: out.lines(&unstored),
+        stderr_lines: err.lines(&unstored),
     };
     let run = Run {
         argv: &argv,
@@ -394,8 +381,6 @@ const AFTER_EXIT: std::time::Duration = std::time::Duration::from_millis(250);
 const STOP_WAIT: std::time::Duration = std::time::Duration::from_millis(300);
 /// How long a run goes before its output is written to the store as it arrives.
 const JOURNAL_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
-/// The most lines of a flood's opening printed while it runs.
-const OPENING_LINES: usize = 40;
 /// How often the main thread looks for a caught signal while it waits.
 const POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
@@ -428,8 +413,6 @@ struct Finished {
     stream: Stream,
     bytes: u64,
     body: FinishedBody,
-    /// The opening printed while the command ran (bytes, lines).
-    early: Option<(u64, u32)>,
 }
 
 enum FinishedBody {
@@ -439,6 +422,8 @@ enum FinishedBody {
         file: std::fs::File,
         sample: lens_core::sample::Sample,
     },
+    /// Printed as it arrived past its share of the store, which holds its head.
+    Passed(std::fs::File),
     Printed,
 }
 
@@ -450,13 +435,13 @@ impl From<Capture> for Finished {
                 file,
                 sample: (*sampler).finish(),
             },
+            capture::Body::Passed { file, .. } => FinishedBody::Passed(file),
             capture::Body::Printed => FinishedBody::Printed,
         };
         Finished {
             stream: c.stream,
             bytes: c.bytes,
             body,
-            early: c.early,
         }
     }
 }
@@ -467,10 +452,14 @@ impl Finished {
         matches!(self.body, FinishedBody::Memory(..))
     }
 
-    fn lines(&self) -> u64 {
+    fn lines(&self, unstored: &[capture::Unstored]) -> u64 {
         match &self.body {
             FinishedBody::Memory(b, _) => store::count_lines(b),
             FinishedBody::Stored { sample, .. } => sample.lines,
+            FinishedBody::Passed(_) => unstored
+                .iter()
+                .find(|u| u.stream == self.stream.name())
+                .map_or(0, |u| u.to_line),
             FinishedBody::Printed => 0,
         }
     }
@@ -481,7 +470,9 @@ impl Finished {
         match &self.body {
             FinishedBody::Memory(b, Some(f)) => capture::rewind(f.try_clone()?)?.write_all(b),
             FinishedBody::Memory(b, None) => run.create_stream(self.stream.name())?.write_all(b),
-            FinishedBody::Stored { file, .. } => file.sync_data().or(Ok(())),
+            FinishedBody::Stored { file, .. } | FinishedBody::Passed(file) => {
+                file.sync_data().or(Ok(()))
+            }
             FinishedBody::Printed => Err(io::Error::other("the stream was printed unstored")),
         }
     }
@@ -490,11 +481,8 @@ impl Finished {
     fn input(&self) -> lens_core::Input<'_> {
         let part = match &self.body {
             FinishedBody::Memory(b, _) => std::str::from_utf8(b).ok().map(lens_core::Part::whole),
-            FinishedBody::Stored { sample, .. } => match self.early {
-                Some((_, lines)) => sample.after_leading(lines),
-                None => sample.part(),
-            },
-            FinishedBody::Printed => None,
+            FinishedBody::Stored { sample, .. } => sample.part(),
+            FinishedBody::Passed(_) | FinishedBody::Printed => None,
         };
         lens_core::Input {
             part,
@@ -510,15 +498,13 @@ impl Finished {
                 b.len() as u64
             }
             FinishedBody::Stored { file, .. } => {
-                // Past the opening printed while the command ran.
-                let from = self.early.map_or(0, |(b, _)| b);
                 let mut f = file;
-                if f.seek(io::SeekFrom::Start(from)).is_ok() {
-                    capture::copy_to(f.take(self.bytes - from), self.stream);
+                if f.seek(io::SeekFrom::Start(0)).is_ok() {
+                    capture::copy_to(f.take(self.bytes), self.stream);
                 }
-                self.bytes - from
+                self.bytes
             }
-            FinishedBody::Printed => self.bytes,
+            FinishedBody::Passed(_) | FinishedBody::Printed => self.bytes,
         }
     }
 }
@@ -563,21 +549,12 @@ impl Run<'_> {
         for (v, f) in [(v_out, out), (v_err, err)] {
             shown += match v {
                 Some(text) => {
-                    let text = match f.early {
-                        Some((_, lines)) => lens_core::marker::after_shown(&text, lines),
-                        None => text,
-                    };
                     capture::print_to(f.stream, text.as_bytes());
                     text.len() as u64
                 }
                 None => f.print_raw(),
             };
         }
-        // The openings printed while the command ran are part of what was shown.
-        shown += [out, err]
-            .iter()
-            .map(|f| f.early.map_or(0, |(b, _)| b))
-            .sum::<u64>();
         shown + self.print_notices(Some(handle), imitated)
     }
 
@@ -681,11 +658,12 @@ impl Run<'_> {
                 names.join(" and ")
             ));
         }
-        for u in &self.unstored {
+        // Without a handle nothing was stored: the notice would mislead.
+        for u in self.unstored.iter().filter(|_| handle.is_some()) {
             let h = handle.map(|h| format!(" handle={h}")).unwrap_or_default();
             text.push_str(&format!(
-                "[lens: {} lines {}-{} (bytes {}-{}) were not stored: the run passed [store] max_run_bytes; no marker can show them again{h}]\n",
-                u.stream, u.from_line, u.to_line, u.from_byte, u.to_byte
+                "[lens: {} from line {} (byte {}) on passed through whole and was not stored: the run passed [store] max_run_bytes; lines {}-{} are above as the command wrote them{h}]\n",
+                u.stream, u.from_line, u.from_byte, u.from_line, u.to_line
             ));
         }
         if let Some(signum) = self.cut {

@@ -48,7 +48,8 @@ pub struct Meta {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lingered: Vec<String>,
     /// What the run's bound on the store (`[store] max_run_bytes`) left out of
-    /// each stream: the stored file holds the head, then the tail.
+    /// each stream: the stored file holds its lines before the gap, and the
+    /// rest passed through to the reader.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unstored: Vec<crate::capture::Unstored>,
     /// Start time, milliseconds since the Unix epoch.

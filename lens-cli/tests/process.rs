@@ -181,9 +181,9 @@ fn a_flood_into_head_ends_as_it_would_raw() {
 }
 
 #[test]
-fn a_flood_into_a_pipe_that_is_read_whole_is_its_view_after_its_opening() {
-    // The opening printed early and the view printed at the end are one view:
-    // no line twice, line numbers as in the raw output, every gap a marker.
+fn a_flood_into_a_pipe_that_is_read_whole_reaches_it_in_order() {
+    // Past its share of the store the flood passes through as it arrives: no
+    // line twice, line numbers as in the raw output, every gap a marker.
     let sb = Sandbox::new();
     common::write(&sb.config(), b"[store]\nmax_run_bytes = \"4m\"\n");
     let out = shell(

@@ -351,45 +351,149 @@ fn a_stderr_only_run_shows_its_lines_by_default() {
     assert_eq!(lines.stdout, b"2\n3\n");
 }
 
+/// `n` lines of `seq 1 n`.
+fn seq_text(n: u64) -> Vec<u8> {
+    (1..=n)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect()
+}
+
 #[test]
-fn a_run_past_its_store_bound_keeps_head_and_tail_and_says_what_it_left_out() {
+fn a_run_past_its_store_bound_passes_the_rest_through_whole() {
+    // Past [store] max_run_bytes the output once lost its middle; now every
+    // byte reaches the reader and the store holds the whole lines before the
+    // point the notice names.
     let sb = Sandbox::new();
     common::write(&sb.config(), b"[store]\nmax_run_bytes = \"4m\"\n");
     let out = sb.run(&["seq", "1", "1500000"]);
     assert_eq!(out.status.code(), Some(0));
+    let want = seq_text(1_500_000);
+    assert!(
+        out.stdout == want,
+        "{} of {} bytes",
+        out.stdout.len(),
+        want.len()
+    );
     let e = text(&out.stderr);
-    // A head and a tail of 1 MiB each: lines 1-165668 and the last ones.
-    assert!(e.contains("[lens: stdout lines 165669-"), "{e}");
-    let h = handle_in(&out.stdout).unwrap();
+    assert!(
+        e.contains("[lens: stdout from line 315466 (byte 2097150) on passed through whole"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1, "{e}");
+    let h = handle_in(&out.stderr).unwrap();
     let dir = sb.store().join(&h);
-    let stored = std::fs::metadata(dir.join("stdout")).unwrap().len();
-    assert!(stored <= 2 << 20, "{stored} bytes stored");
+    // What the store holds is what meta.json says: the lines before the point.
+    let stored = std::fs::read(dir.join("stdout")).unwrap();
     let meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("meta.json")).unwrap()).unwrap();
     let u = &meta["unstored"][0];
     assert_eq!(u["stream"], "stdout");
-    assert_eq!(u["from_byte"], 1_048_571);
-    assert_eq!(u["from_line"], 165_669);
-    let to_line = u["to_line"].as_u64().unwrap();
-    let to_byte = u["to_byte"].as_u64().unwrap();
-    // The byte range is exact: the stored tail starts at line to_line + 1.
-    let before: u64 = (1..=to_line).map(|i| i.to_string().len() as u64 + 1).sum();
-    assert_eq!(before, to_byte);
+    assert_eq!(u["from_byte"], stored.len() as u64);
+    assert_eq!(u["to_byte"], want.len() as u64);
+    assert_eq!(u["from_line"], 315_466);
+    assert_eq!(u["to_line"], 1_500_000);
+    assert!(stored[..] == want[..stored.len()] && stored.ends_with(b"\n"));
+    assert_eq!(stored.iter().filter(|&&b| b == b'\n').count(), 315_465);
     assert_eq!(meta["stdout_lines"], 1_500_000);
-    // Line numbers stay the run's own on both sides of the gap.
-    let head = sb.run(&["show", &h, "--lines", "165667-165668"]);
-    assert_eq!(text(&head.stdout), "165667\n165668\n");
-    let tail = sb.run(&["show", &h, "--lines", "1499999-1500000"]);
-    assert_eq!(text(&tail.stdout), "1499999\n1500000\n");
-    let first_after = format!("{}-{}", to_line + 1, to_line + 1);
-    let after = sb.run(&["show", &h, "--lines", &first_after]);
-    assert_eq!(text(&after.stdout), format!("{}\n", to_line + 1));
+    let head = sb.run(&["show", &h, "--lines", "315464-315465"]);
+    assert_eq!(text(&head.stdout), "315464\n315465\n");
     let gap = sb.run(&["show", &h, "--lines", "500000-500001"]);
     assert!(gap.stdout.is_empty());
     assert!(
         text(&gap.stderr).contains("were not stored"),
         "{}",
         text(&gap.stderr)
+    );
+}
+
+#[test]
+fn a_huge_line_past_the_store_bound_reaches_the_reader_whole() {
+    // One 10 MB line between short ones, and one alone through `cat`: both
+    // once vanished. Past a 4 MiB bound every byte is printed, and the store
+    // holds only whole lines before the huge one.
+    let sb = Sandbox::new();
+    common::write(&sb.config(), b"[store]\nmax_run_bytes = \"4m\"\n");
+    let huge = vec![b'a'; 10_000_000];
+    let mut file = seq_text(10);
+    file.extend_from_slice(&huge);
+    file.push(b'\n');
+    file.extend_from_slice(&seq_text(20)[21..]);
+    let path = sb.root.join("middle.txt");
+    common::write(&path, &file);
+    let out = sb.run(&["sh", "-c", "cat middle.txt; echo done >&2"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stdout == file,
+        "{} of {} bytes",
+        out.stdout.len(),
+        file.len()
+    );
+    let e = text(&out.stderr);
+    assert!(
+        e.starts_with("done\n") && e.contains("stdout from line 11 (byte 21) on"),
+        "{e}"
+    );
+    let h = handle_in(&out.stderr).unwrap();
+    assert_eq!(
+        std::fs::read(sb.store().join(&h).join("stdout")).unwrap(),
+        seq_text(10)
+    );
+
+    let alone = sb.root.join("alone.txt");
+    common::write(&alone, &huge);
+    let out = sb.run(&["cat", "alone.txt"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stdout == huge,
+        "{} of {} bytes",
+        out.stdout.len(),
+        huge.len()
+    );
+    let e = text(&out.stderr);
+    assert!(e.contains("stdout from line 1 (byte 0) on"), "{e}");
+    let h = handle_in(&out.stderr).unwrap();
+    assert!(std::fs::read(sb.store().join(&h).join("stdout"))
+        .unwrap()
+        .is_empty());
+}
+
+/// Past the store bound, the output streams through Lens in bounded memory.
+#[cfg(target_os = "linux")]
+#[test]
+fn output_past_the_store_bound_streams_in_bounded_memory() {
+    let sb = Sandbox::new();
+    common::write(&sb.config(), b"[store]\nmax_run_bytes = \"4m\"\n");
+    // 200 MB in 400 MiB of address space (each thread's allocator arena
+    // reserves 64 MiB of it): held, it cannot fit.
+    let out = Command::new("sh")
+        .env("LENS_STORE", sb.store())
+        .env("LENS_LOG_DIR", sb.log_dir())
+        .env("LENS_CONFIG", sb.config())
+        .env("LENS_BIN", env!("CARGO_BIN_EXE_lens"))
+        .args([
+            "-c",
+            "ulimit -v 409600; \"$LENS_BIN\" sh -c 'yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 200000000' | cksum",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let want = Command::new("sh")
+        .args([
+            "-c",
+            "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 200000000 | cksum",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        text(&want.stdout),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stderr).contains("passed through whole"),
+        "{}",
+        text(&out.stderr)
     );
 }
 
