@@ -9,8 +9,9 @@
 //! a store others can plant files in would let them choose what `lens show` prints.
 //!
 //! Pruning (oldest first, past an age or a total size) runs at most once an hour,
-//! after the view is printed, and never removes the run just printed or any run
-//! younger than an hour: a handle a reader was just shown must still open. A pruned
+//! after the view is printed, and never removes the run just printed, a run in
+//! progress (its Lens alive) or any run younger than an hour: a handle a reader
+//! was just shown, or is about to be, must still open. A pruned
 //! handle is remembered in `pruned.log`, so `lens show` can say it was pruned.
 
 use std::fs::{self, File};
@@ -518,13 +519,13 @@ fn touch(stamp: &Path, now: SystemTime) -> io::Result<()> {
 }
 
 /// Removes runs older than the age cap, then the oldest until under the size cap,
-/// sparing `current` and every run younger than [`GRACE`].
+/// sparing `current`, every run younger than [`GRACE`] and every run in progress.
 pub fn prune(root: &Path, caps: &StoreCaps, now: SystemTime, current: Option<&Handle>) {
     let Ok(entries) = fs::read_dir(root) else {
         return;
     };
     let current = current.map(|h| h.to_string());
-    let mut runs: Vec<(SystemTime, u64, String)> = entries
+    let mut runs: Vec<(SystemTime, u64, String, bool)> = entries
         .filter_map(Result::ok)
         .filter_map(|e| {
             let name = e.file_name().to_str()?.to_string();
@@ -539,16 +540,20 @@ pub fn prune(root: &Path, caps: &StoreCaps, now: SystemTime, current: Option<&Ha
                 .filter_map(|f| fs::symlink_metadata(e.path().join(f)).ok())
                 .map(|m| m.len())
                 .sum();
-            Some((m.modified().ok()?, size, name))
+            // A run still writing counts toward the total but is never taken:
+            // its handle is about to be printed. Its Lens gone, it is not in
+            // progress any more.
+            let busy = running(root, &name);
+            Some((m.modified().ok()?, size, name, busy))
         })
         .collect();
     runs.sort();
     let max_age = Duration::from_secs(caps.max_age_days.saturating_mul(86_400));
     let mut total: u64 = runs.iter().map(|r| r.1).sum();
     let mut pruned = Vec::new();
-    for (modified, size, name) in runs {
+    for (modified, size, name, busy) in runs {
         let age = now.duration_since(modified).unwrap_or_default();
-        let spared = age < GRACE || current.as_deref() == Some(name.as_str());
+        let spared = busy || age < GRACE || current.as_deref() == Some(name.as_str());
         if spared || (age <= max_age && total <= caps.max_bytes) {
             continue;
         }
@@ -755,6 +760,38 @@ mod tests {
             None,
         );
         assert!(load(&root, &young.to_string()).is_err());
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_run_in_progress_is_never_pruned_and_one_whose_lens_died_is() {
+        let root = tmp("busy");
+        let big = vec![b'x'; 1000];
+        let busy = save(&root, &[b"1"], &meta(), &big, b"").unwrap();
+        let dead = save(&root, &[b"2"], &meta(), &big, b"").unwrap();
+        let note = |pid: u32| {
+            serde_json::to_vec(&RunningNote {
+                pid,
+                ..RunningNote::default()
+            })
+            .unwrap()
+        };
+        register_running(&root, &busy, &note(std::process::id()));
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let gone_pid = gone.id();
+        gone.wait().unwrap();
+        register_running(&root, &dead, &note(gone_pid));
+        age(&root, &busy, Duration::from_secs(30 * 86_400));
+        age(&root, &dead, Duration::from_secs(30 * 86_400));
+        let caps = StoreCaps {
+            max_bytes: 0,
+            max_age_days: 1,
+            ..StoreCaps::default()
+        };
+        prune(&root, &caps, SystemTime::now(), None);
+        assert!(load(&root, &busy.to_string()).is_ok());
+        let e = load(&root, &dead.to_string()).err().unwrap();
+        assert!(e.contains("was pruned"), "{e}");
         fs::remove_dir_all(&root).unwrap();
     }
 

@@ -51,6 +51,64 @@ fn pruning_spares_the_run_just_printed_and_says_what_it_pruned() {
     assert!(e.contains("was pruned") && e.lines().count() == 1, "{e}");
 }
 
+#[test]
+fn pruning_never_takes_a_run_in_progress() {
+    // A run still writing, its directory older than the prune age, in a store
+    // over its cap: another run's prune once took it, and its handle, printed
+    // at the end, opened nothing.
+    let sb = Sandbox::new();
+    common::write(
+        &sb.config(),
+        b"[store]\nmax_bytes = \"1k\"\nmax_age_days = 0\n",
+    );
+    let mut first = sb
+        .lens()
+        .args(["sh", "-c", "seq 1 100000; sleep 3"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Past 250 ms the run is written to the store as it arrives.
+    let t = Instant::now();
+    let dir = loop {
+        let found = std::fs::read_dir(sb.store()).ok().and_then(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .find(|p| std::fs::metadata(p.join("stdout")).is_ok_and(|m| m.len() > 500_000))
+        });
+        if let Some(d) = found {
+            break d;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the run never reached the store"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let old = std::time::SystemTime::now() - Duration::from_secs(3 * 86_400);
+    std::fs::File::open(&dir)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let second = sb.run(&["seq", "1", "10001"]);
+    assert!(handle_in(&second.stdout).is_some());
+    assert!(dir.is_dir(), "the run in progress was pruned");
+    let mut out = Vec::new();
+    first.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    assert!(first.wait().unwrap().success());
+    let h = handle_in(&out).unwrap();
+    assert_eq!(sb.store().join(&h), dir);
+    let shown = sb.run(&["show", &h]);
+    assert_eq!(shown.status.code(), Some(0), "{}", text(&shown.stderr));
+    assert_eq!(
+        shown.stdout,
+        (1..=100000)
+            .map(|i| format!("{i}\n"))
+            .collect::<String>()
+            .into_bytes()
+    );
+}
+
 fn second_len() -> usize {
     (1..=10001).map(|i: u32| i.to_string().len() + 1).sum()
 }
