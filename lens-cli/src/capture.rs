@@ -22,8 +22,8 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use lens_core::sample::{count_newlines, Sampler};
 use lens_core::Stream;
@@ -507,8 +507,8 @@ fn lock(cap: &Arc<Mutex<Capture>>) -> MutexGuard<'_, Capture> {
 pub static PRINTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Per stream of Lens's own, bit 0 for stdout and 1 for stderr: its reader is
-/// gone; bits 2 and 3: a signal came while it was not reading. Either way Lens
-/// writes no more to it.
+/// gone; bits 2 and 3: a signal came while it was not reading, or a write
+/// failed. Either way Lens writes no more to it.
 static STOPPED: AtomicU8 = AtomicU8::new(0);
 
 fn std_of(stream: Stream) -> (platform::Std, u8) {
@@ -526,9 +526,23 @@ pub fn reader_went(stream: Stream) -> bool {
 /// Writes bytes to Lens's own stdout or stderr. A closed pipe is not Lens's
 /// failure and a reader that stopped reading must not hold Lens past a signal,
 /// so neither is an error: Lens writes no more to that stream (see
-/// [`reader_went`]).
+/// [`reader_went`]). Any other failure (a full disk) is kept for
+/// [`exit_after_writes`], and Lens writes no more to that stream either.
+/// Every byte Lens prints goes through here: `println!` would panic instead.
 pub fn print_to(stream: Stream, bytes: &[u8]) {
     PRINTED.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+    write_to(stream, bytes);
+}
+
+/// Prints one of Lens's own diagnostic lines on stderr.
+pub fn say(line: &str) {
+    let mut text = String::with_capacity(line.len() + 1);
+    text.push_str(line);
+    text.push('\n');
+    write_to(Stream::Stderr, text.as_bytes());
+}
+
+fn write_to(stream: Stream, bytes: &[u8]) {
     let (s, bit) = std_of(stream);
     if STOPPED.load(Ordering::SeqCst) & (0b101 << bit) != 0 {
         return;
@@ -538,9 +552,39 @@ pub fn print_to(stream: Stream, bytes: &[u8]) {
         Err(platform::WriteStop::Gone) => {
             STOPPED.fetch_or(1 << bit, Ordering::SeqCst);
         }
-        Err(_) => {
+        Err(platform::WriteStop::Signal) => {
             STOPPED.fetch_or(4 << bit, Ordering::SeqCst);
         }
+        Err(platform::WriteStop::Failed(errno)) => {
+            STOPPED.fetch_or(4 << bit, Ordering::SeqCst);
+            let _ = WRITE_FAILED.set((stream, io::Error::from_raw_os_error(errno).to_string()));
+        }
+    }
+}
+
+/// The first write to Lens's own stream that failed other than by a closed
+/// reader: which stream, and why.
+static WRITE_FAILED: OnceLock<(Stream, String)> = OnceLock::new();
+/// The failure has been said.
+static WRITE_FAILURE_SAID: AtomicBool = AtomicBool::new(false);
+
+/// The exit code once Lens's own writes are counted: a write that failed (not
+/// a closed reader) is said in one line, once, and makes a run that succeeded
+/// exit 1, as the command would have raw; a failed run keeps its own code.
+pub fn exit_after_writes(code: i32) -> i32 {
+    let Some((stream, why)) = WRITE_FAILED.get() else {
+        return code;
+    };
+    if !WRITE_FAILURE_SAID.swap(true, Ordering::SeqCst) {
+        say(&format!(
+            "lens: cannot write to {}: {why}; what was printed there is incomplete",
+            stream.name()
+        ));
+    }
+    if code == 0 {
+        1
+    } else {
+        code
     }
 }
 

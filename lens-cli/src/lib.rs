@@ -29,41 +29,90 @@ use std::ffi::OsString;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use args::Invocation;
+use lens_core::Stream;
 
 /// Runs `lens` with the arguments after the program name; returns the exit code.
 pub fn run(args: Vec<OsString>) -> i32 {
-    match args::parse(args) {
+    no_panic_messages();
+    let code = match args::parse(args) {
         Err(e) => {
             // A subcommand's error already names it (`lens show: …`).
             if e.starts_with("lens ") {
-                eprintln!("{e}");
+                capture::say(&e);
             } else {
-                eprintln!("lens: {e}");
+                capture::say(&format!("lens: {e}"));
             }
             2
         }
-        Ok(Invocation::Help) => {
-            println!("{}", args::USAGE);
+        Ok(Invocation::Help) => own_output(|| {
+            capture::print_to(Stream::Stdout, format!("{}\n", args::USAGE).as_bytes());
             0
-        }
-        Ok(Invocation::Version) => {
-            println!("lens {}", env!("CARGO_PKG_VERSION"));
+        }),
+        Ok(Invocation::Version) => own_output(|| {
+            let v = format!("lens {}\n", env!("CARGO_PKG_VERSION"));
+            capture::print_to(Stream::Stdout, v.as_bytes());
             0
-        }
-        Ok(Invocation::Stats { json, since_ms }) => stats::cmd(json, since_ms),
-        Ok(Invocation::Init(a)) => {
+        }),
+        Ok(Invocation::Stats { json, since_ms }) => own_output(|| stats::cmd(json, since_ms)),
+        Ok(Invocation::Init(a)) => own_output(|| {
             let cwd = std::env::current_dir().unwrap_or_default();
             let place = agents::Place {
                 home: paths::home(),
                 project: init::project_root(&cwd),
             };
             init::run(&a, &place, &paths::log_dir())
-        }
+        }),
         Ok(Invocation::Hook(agent)) => hook::cmd(agent),
         Ok(Invocation::As(a)) => captured::as_cmd(a),
         Ok(Invocation::Show(s)) => show::cmd(s),
         Ok(Invocation::Run(r)) => run::cmd(r),
+    };
+    capture::exit_after_writes(code)
+}
+
+/// Runs a subcommand whose output is Lens's own: a reader that closed before
+/// the end ends it as SIGPIPE ends a command (exit 141), quietly.
+fn own_output(cmd: impl FnOnce() -> i32) -> i32 {
+    let code = cmd();
+    if code == 0 && capture::reader_went(Stream::Stdout) {
+        128 + 13
+    } else {
+        code
     }
+}
+
+/// A panic never shows Rust's message to the user. A `println!` that met a
+/// closed reader ends Lens as SIGPIPE would (141, quietly); one that met any
+/// other write error says it in one line and exits 1; any other panic is one
+/// line asking for a report (with `RUST_BACKTRACE` set, Rust's own report).
+fn no_panic_messages() {
+    let rusts_own = std::panic::take_hook();
+    let report = std::env::var_os("RUST_BACKTRACE").is_some();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        if let Some(why) = what.strip_prefix("failed printing to ") {
+            if why.contains("Broken pipe") {
+                std::process::exit(128 + 13);
+            }
+            capture::say(&format!("lens: cannot write to {why}"));
+            std::process::exit(1);
+        }
+        if report {
+            return rusts_own(info);
+        }
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        capture::say(&format!(
+            "lens: internal error ({what}{at}); please report it"
+        ));
+    }));
 }
 
 pub(crate) fn now_ms(t: SystemTime) -> u64 {

@@ -476,8 +476,8 @@ pub enum WriteStop {
     Gone,
     /// A signal came while the reader was not reading.
     Signal,
-    /// Another error.
-    Failed,
+    /// Another error: its OS error number (`ENOSPC` for a full disk).
+    Failed(i32),
 }
 
 /// Writes all of `bytes` to Lens's `s`, waiting for the reader in short polls, so
@@ -493,7 +493,7 @@ pub fn write_polled(s: Std, mut bytes: &[u8]) -> Result<(), WriteStop> {
             return Err(WriteStop::Gone);
         }
         if ev & sig::POLLNVAL != 0 {
-            return Err(WriteStop::Failed);
+            return Err(WriteStop::Failed(9)); // EBADF
         }
         if ev & sig::POLLOUT == 0 {
             if received_signal().is_some() {
@@ -508,7 +508,7 @@ pub fn write_polled(s: Std, mut bytes: &[u8]) -> Result<(), WriteStop> {
             match sig::errno() {
                 sig::EINTR | sig::EAGAIN => continue,
                 32 => return Err(WriteStop::Gone), // EPIPE
-                _ => return Err(WriteStop::Failed),
+                e => return Err(WriteStop::Failed(e)),
             }
         }
         bytes = &bytes[w as usize..];
@@ -524,7 +524,7 @@ pub fn write_polled(s: Std, bytes: &[u8]) -> Result<(), WriteStop> {
         Std::Out => std::io::stdout().lock().write_all(bytes),
         Std::Err => std::io::stderr().lock().write_all(bytes),
     };
-    r.map_err(|_| WriteStop::Failed)
+    r.map_err(|e| WriteStop::Failed(e.raw_os_error().unwrap_or(0)))
 }
 
 /// True when Lens's `s` is a pipe or a socket (not a file or a terminal).

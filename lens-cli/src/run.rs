@@ -313,8 +313,11 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     };
     // Diagnostics only after the child's output has been written and flushed.
     for d in &diagnostics {
-        eprintln!("{d}");
+        capture::say(d);
     }
+    // Output Lens could not write (a full disk) fails the run as it would
+    // have failed the command.
+    let final_exit = capture::exit_after_writes(final_exit);
     runlog::append(
         &paths::log_dir(),
         &runlog::Record {
@@ -360,10 +363,10 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
                 ),
             },
         );
-        eprintln!(
+        capture::say(&format!(
             "lens: an earlier run of `{}` was killed before it could show its output; what it printed is stored: lens show {h}",
             m.argv.join(" ")
-        );
+        ));
     }
     if let Some(h) = handle {
         store::maybe_prune(&paths::store(), &store_caps, SystemTime::now(), Some(&h));
@@ -692,17 +695,19 @@ pub(crate) fn write_streams(out: &[u8], err: &[u8]) {
 pub(crate) fn spawn_failure(program: &str, e: &io::Error) -> i32 {
     match e.kind() {
         io::ErrorKind::NotFound => {
-            eprintln!("lens: command not found: {program}; check the name or your PATH");
+            capture::say(&format!(
+                "lens: command not found: {program}; check the name or your PATH"
+            ));
             127
         }
         io::ErrorKind::PermissionDenied => {
-            eprintln!(
+            capture::say(&format!(
                 "lens: cannot execute {program}: permission denied; check it is an executable file"
-            );
+            ));
             126
         }
         _ => {
-            eprintln!("lens: cannot run {program}: {e}");
+            capture::say(&format!("lens: cannot run {program}: {e}"));
             126
         }
     }

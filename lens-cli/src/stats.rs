@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::runlog::Record;
+use lens_core::Stream;
 
 /// The estimate's rule: bytes / 4, rounded up.
 pub fn tokens(bytes: u64) -> u64 {
@@ -313,24 +314,24 @@ pub(crate) fn cmd(json: bool, since_ms: Option<u64>) -> i32 {
         Ok(bad) => bad,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
         Err(e) => {
-            eprintln!(
+            crate::capture::say(&format!(
                 "lens stats: cannot read {} ({e}); check LENS_LOG_DIR",
                 dir.join("runs.jsonl").display()
-            );
+            ));
             return 1;
         }
     };
     let report = agg.finish(bad);
     if json {
         match serde_json::to_string_pretty(&report) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => crate::capture::print_to(Stream::Stdout, format!("{s}\n").as_bytes()),
             Err(e) => {
-                eprintln!("lens stats: {e}");
+                crate::capture::say(&format!("lens stats: {e}"));
                 return 1;
             }
         }
     } else {
-        print!("{}", table(&report));
+        crate::capture::print_to(Stream::Stdout, table(&report).as_bytes());
     }
     0
 }

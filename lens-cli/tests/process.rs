@@ -491,3 +491,82 @@ fn a_follow_mode_prints_as_it_goes() {
         sb.runlog()
     );
 }
+
+/// Runs `lens args…` with its stdout a pipe whose reader closed before Lens
+/// started: the shell in front waits for the word to go, sent once the read
+/// end is dropped.
+fn into_a_closed_pipe(sb: &Sandbox, args: &[&str]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = shell(sb, r#"read go; exec "$LENS" "$@""#)
+        .arg("sh")
+        .args(args)
+        .env("HOME", &sb.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut go = child.stdin.take().unwrap();
+    go.write_all(b"go\n").unwrap();
+    drop(go);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn lens_s_own_output_into_a_closed_pipe_ends_quietly() {
+    // `lens --help | head -0` and the like once panicked (exit 101, "Broken
+    // pipe"); they end as a command killed by SIGPIPE would, saying nothing.
+    let sb = Sandbox::new();
+    sb.run(&["seq", "1", "5000"]);
+    for args in [
+        &["--help"][..],
+        &["stats"],
+        &["init", "--agent", "claude", "--dry-run"],
+    ] {
+        let out = into_a_closed_pipe(&sb, args);
+        assert_eq!(
+            out.status.code(),
+            Some(141),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_under_lens_s_stdout_fails_the_run_in_one_line() {
+    // `seq 1 5000 > /dev/full` exits 1 with "No space left on device"; under
+    // Lens it once exited 0 and said nothing.
+    let sb = Sandbox::new();
+    let full = || {
+        std::fs::File::options()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let stored = sb.run(&["seq", "1", "5000"]);
+    let h = common::handle_in(&stored.stdout).unwrap();
+    let cases: [(&[&str], i32); 4] = [
+        (&["seq", "1", "5000"], 1),
+        (&["sh", "-c", "seq 1 5000; exit 3"], 3),
+        (&["--as", "seq 1 5000"], 1),
+        (&["show", &h], 1),
+    ];
+    for (args, code) in cases {
+        let mut c = sb.lens();
+        c.args(args).stdout(full()).stderr(Stdio::piped());
+        if args[0] == "--as" {
+            c.stdin(std::fs::File::open(sb.store().join(&h).join("stdout")).unwrap());
+        }
+        let out = c.output().unwrap();
+        let e = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {e}");
+        assert!(
+            e.lines().count() == 1 && e.contains("cannot write to stdout: No space left on device"),
+            "{args:?}: {e}"
+        );
+    }
+}
