@@ -6,8 +6,9 @@
 use std::collections::HashMap;
 
 use crate::digest::{Body, Detail};
-use crate::doc::{Class, Doc, Fate, Line, Reason, Stream};
+use crate::doc::{Class, Doc, Fate, Line, Reason, Severity, Stream};
 use crate::marker::{tally_weighted, Marker, PREFIX};
+use crate::stages::classify;
 use crate::stages::rank::shape;
 
 /// The view of one stream; `None` when nothing in it changed, so the caller can emit
@@ -16,9 +17,15 @@ use crate::stages::rank::shape;
 pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -> Option<String> {
     let range = doc.range(stream);
     let base = range.start;
-    let lines = &doc.lines[range];
+    let lines = &doc.lines[range.clone()];
     let total = doc.total(stream);
     let mut digests = doc.digests.iter().filter(|d| d.stream == stream).peekable();
+    let heads: HashMap<usize, Severity> = doc
+        .findings
+        .iter()
+        .filter(|f| range.contains(&f.head))
+        .map(|f| (f.head, f.severity))
+        .collect();
     let untouched = total as usize == lines.len()
         && lines
             .iter()
@@ -105,7 +112,7 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
             digest: digest.len(),
             unlisted,
             like: described.then(|| like(&lines[start..i])).flatten(),
-            trouble: described.then(|| trouble(&lines[start..i])),
+            trouble: described.then(|| trouble(&lines[start..i], base + start, &heads)),
         };
         out.push_str(&m.render());
         out.push('\n');
@@ -198,9 +205,29 @@ pub fn masked(text: &str) -> String {
     out
 }
 
-fn trouble(run: &[Line]) -> (u32, u32) {
-    let count = |c: Class| run.iter().filter(|l| l.class == c).count() as u32;
-    (count(Class::Error), count(Class::Warning))
+/// Errors and warnings among a run's lines (`at` is the run's first index in the
+/// doc): a line counts when its class says so, when a family's finder reported
+/// it (`F401 …`, `undefined: x`), or when the lexicon does (a progress line or a
+/// summary can still hold an error), so a region is never said to hold none
+/// while it holds one.
+fn trouble(run: &[Line], at: usize, heads: &HashMap<usize, Severity>) -> (u32, u32) {
+    let (mut errors, mut warnings) = (0, 0);
+    for (k, l) in run.iter().enumerate() {
+        let class = match (l.class, heads.get(&(at + k))) {
+            (Class::Error | Class::Warning, _) => Some(l.class),
+            (_, Some(Severity::Error)) => Some(Class::Error),
+            (_, Some(Severity::Warning)) => Some(Class::Warning),
+            // A plain or source line's class is already the lexicon's answer.
+            (Class::Summary | Class::Progress, None) => classify::trouble(&l.text),
+            (_, None) => None,
+        };
+        match class {
+            Some(Class::Error) => errors += 1,
+            Some(Class::Warning) => warnings += 1,
+            _ => {}
+        }
+    }
+    (errors, warnings)
 }
 
 /// The count line level 0 leads with.
@@ -283,6 +310,58 @@ mod tests {
         assert_eq!(
             v0,
             "keep\n[lens: elided stdout 2-3 (2 lines: grouped) handle=0000abcd]\n"
+        );
+    }
+
+    /// A view of `text` with lines `drop` left out by the budget.
+    fn budget_view(text: &str, drop: std::ops::Range<usize>) -> String {
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, text, "", 1);
+        crate::stages::progress::run(&mut doc);
+        crate::stages::classify::run(&mut doc);
+        for l in &mut doc.lines[drop] {
+            l.fate = Fate::Drop(Reason::Budget);
+        }
+        stream(&doc, Stream::Stdout, "0000abcd", Some(Detail::Full)).unwrap()
+    }
+
+    #[test]
+    fn a_region_is_never_said_to_hold_no_error_when_it_holds_one() {
+        use crate::stages::classify::generic_forms::{ERROR_FORMS, WARNING_FORMS};
+        for (form, want) in ERROR_FORMS
+            .iter()
+            .map(|f| (f, "; 1 error)"))
+            .chain(WARNING_FORMS.iter().map(|f| (f, "; 1 warning)")))
+        {
+            let mut lines: Vec<String> = (0..30).map(|i| format!("processed job {i} ok")).collect();
+            lines.insert(15, form.to_string());
+            let v = budget_view(&(lines.join("\n") + "\n"), 1..30);
+            assert!(v.contains(want), "{form}: {v}");
+        }
+    }
+
+    #[test]
+    fn a_summary_a_progress_line_or_a_finding_holding_trouble_is_counted() {
+        let mut text: String = (0..20).map(|i| format!("step {i} of 20 done\n")).collect();
+        text.push_str("error: could not compile `app` (bin \"app\") due to 1 previous error\n");
+        text.push_str("Compiling app: error: out of memory\n");
+        text.push_str("svc/m.py:3:8: F401 [*] `os` imported but unused\n");
+        text.push_str("tail\n");
+        let argv = vec![];
+        let mut doc = Doc::new(&argv, &text, "", 1);
+        crate::stages::classify::run(&mut doc);
+        assert_eq!(doc.lines[20].class, Class::Summary);
+        // As a stage that read it as progress would leave it.
+        doc.lines[21].class = Class::Progress;
+        assert_eq!(doc.lines[22].class, Class::Plain);
+        assert!(doc.findings.iter().any(|f| f.head == 22));
+        for l in &mut doc.lines[..23] {
+            l.fate = Fate::Drop(Reason::Budget);
+        }
+        let v = stream(&doc, Stream::Stdout, "0000abcd", Some(Detail::Full)).unwrap();
+        assert!(
+            v.contains("(23 lines: budget; like \"step … of … done\"; 3 errors)"),
+            "{v}"
         );
     }
 

@@ -11,6 +11,7 @@ use regex::Regex;
 
 use crate::doc::{Class, Doc, Reason, Stream};
 use crate::par;
+use crate::stages::classify;
 
 static PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
@@ -147,8 +148,11 @@ fn might_be_progress(text: &str) -> bool {
 
 /// Marks progress lines and drops the runs of them.
 pub fn run(doc: &mut Doc) {
+    // A line the lexicon calls an error or a warning is never progress, whatever
+    // `%` or `Downloading` it holds: a progress run's marker says nothing of trouble.
     let progress = par::map(&doc.lines, |l| {
-        l.class != Class::Blank && (l.redrawn || is_progress(&l.text))
+        l.class != Class::Blank
+            && (l.redrawn || (is_progress(&l.text) && classify::trouble(&l.text).is_none()))
     });
     for (line, progress) in doc.lines.iter_mut().zip(progress) {
         if progress {
@@ -233,6 +237,18 @@ mod tests {
         ] {
             assert!(!is_progress(l), "{l}");
         }
+    }
+
+    #[test]
+    fn an_error_among_progress_is_not_progress() {
+        let argv = vec![];
+        let out = "Downloading a.tar.gz\nDownloading b.tar.gz: error: connection reset\nDownloading c.tar.gz\nDownloading d.tar.gz\nDownloading e.tar.gz\ndone\n";
+        let mut d = doc(&argv, out);
+        run(&mut d);
+        assert_eq!(d.lines[1].class, Class::Plain);
+        assert_eq!(d.lines[1].fate, Fate::Keep);
+        assert_eq!(d.lines[2].class, Class::Progress);
+        assert_eq!(d.lines[2].fate, Fate::Drop(Reason::Progress));
     }
 
     #[test]

@@ -7,19 +7,38 @@ use regex::Regex;
 use crate::doc::Class;
 use crate::stages::blocks;
 
+// The error and warning lexicon: every line Lens calls an error or a warning is
+// one these patterns (or a log line's level, `log::class`) call so, and a
+// marker's count of a region's errors and warnings asks the same question
+// (`trouble`). All are anchored or literal-led, and the `regex` crate runs them in
+// time linear in the line.
 static ERROR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"^(?:",
         r"(?:error|fatal|ERROR|FATAL|Error)(?:\[[\w-]+\])?:",
+        r"|PHP (?:Fatal|Parse) error:",
+        r"|(?:[Ff]atal|FATAL) (?:[Ee]rror|ERROR|[Ee]xception|EXCEPTION)\b",
         r"|\S+?:\d+(?::\d+)?:\s*(?:fatal )?error\b",
         r"|\S+\(\d+,\d+\): error\b",
         r"|Traceback \(most recent call last\)",
         r"|(?:[\w.]+\.)?\w*(?:Error|Exception|Interrupt|Exit)(?::|$)",
+        r"|Exception in thread\b",
+        r"|\s*Uncaught (?:\(in promise\) )?[\w.]*(?:Error|Exception)\b",
         r"|E\s{2,}\S",
         r"|FAILED\b|FAIL\b|--- FAIL\b",
-        r"|thread '.*' panicked",
+        r"|thread '.*' panicked|panic: |fatal error: ",
+        // An upper-case level word leading the line: `ERROR worker crashed`,
+        // `CRITICAL disk full`, `SEVERE: x`.
+        r"|(?:ERROR|FATAL|CRITICAL|CRIT|SEVERE|PANIC)(?:$|[\s:\],|])",
+        // Android's logcat, brief (`E/Tag( 12): …`), tag (`E Tag: …`) and
+        // threadtime (`01-01 12:00:00.123  12  34 E Tag: …`) formats.
+        r"|(?:\d\d-\d\d \d\d:\d\d:\d\d\.\d+\s+\d+\s+\d+\s+)?[EF][/ ][\w.$-]+\s*(?:\(\s*\d+\))?: ",
+        // The kernel's and systemd's priority prefix: 0 emerg to 3 err.
+        r"|<[0-3]>",
         r"|npm (?:ERR!|error\b)",
         r"|make(?:\[\d+\])?: \*\*\*",
+        r"|(?:\S*/)?ld(?:\.\w+)?: (?:symbol\(s\) not found|library not found|cannot find|framework not found)",
+        r"|Undefined symbols for architecture",
         r"|\s*(?:✗|✖|×|✘)\s",
         r"|Segmentation fault|Aborted|Killed\b",
         r")"
@@ -27,17 +46,28 @@ static ERROR: LazyLock<Regex> = LazyLock::new(|| {
     .expect("error pattern compiles")
 });
 
-static ERROR_ANYWHERE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"panicked at|: (?:fatal )?error:").expect("compiles"));
+static ERROR_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"panicked at|: (?:fatal )?error:|undefined reference to `",
+        // A logfmt or JSON level past the line's start (`app | level=error …`).
+        r#"|(?:^|\s)(?:level|lvl)=(?:error|fatal|crit|critical|panic)\b"#,
+        r#"|"(?:level|severity|lvl)": ?"(?i:error|err|fatal|crit|critical|panic|emerg|alert)""#,
+    ))
+    .expect("compiles")
+});
 
 static WARNING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"^(?:",
         r"(?:warning|WARNING|Warning|WARN|warn)(?:\[[\w-]+\])?:",
+        r"|(?:WARNING|WARN)(?:$|[\s\],|])",
         r"|\S+?:\d+(?::\d+)?:\s*warning\b",
-        r"|npm WARN\b|npm warn\b",
+        r"|npm WARN\b|npm warn\b|PHP Warning:",
         r"|\S+Warning: ",
-        r")"
+        r"|(?:\d\d-\d\d \d\d:\d\d:\d\d\.\d+\s+\d+\s+\d+\s+)?W[/ ][\w.$-]+\s*(?:\(\s*\d+\))?: ",
+        r"|<4>",
+        r")",
+        r#"|(?:^|\s)(?:level|lvl)=warn(?:ing)?\b|"(?:level|severity|lvl)": ?"(?i:warn|warning)""#,
     ))
     .expect("warning pattern compiles")
 });
@@ -129,7 +159,15 @@ const WORDS: &[Word] = &[
     w("nterrupt", 3, IN_ERROR),
     w("Exit", 0, IN_ERROR),
     w("FAIL", 0, IN_ERROR | IN_SUMMARY),
-    w("panicked", 5, IN_ERROR),
+    w("panic", 2, IN_ERROR),
+    w("PANIC", 2, IN_ERROR),
+    w("CRIT", 0, IN_ERROR),
+    w("crit", 0, IN_ERROR),
+    w("SEVERE", 0, IN_ERROR),
+    w("ld: ", 1, IN_ERROR),
+    w("symbol(s)", 6, IN_ERROR),
+    w("ndefined ", 4, IN_ERROR),
+    w("\"err\"", 0, IN_ERROR),
     w("npm ", 0, IN_ERROR),
     w("make", 1, IN_ERROR),
     w("Segmentation", 0, IN_ERROR),
@@ -258,7 +296,40 @@ fn found_at(b: &[u8], i: usize) -> u8 {
 }
 
 fn might_be_error(text: &str, lists: u8) -> bool {
-    text.starts_with('E') || lists & IN_ERROR != 0
+    text.starts_with(['E', 'F', '<']) || lists & IN_ERROR != 0 || logcat_clock(text)
+}
+
+fn might_be_warning(text: &str, lists: u8) -> bool {
+    text.starts_with(['W', '<']) || lists & IN_WARNING != 0 || logcat_clock(text)
+}
+
+/// True when a line starts like logcat's threadtime format, `01-01 12:00:00.123`:
+/// its level letter comes after the pid and the tid, past where a word is sought.
+fn logcat_clock(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() > 20 && b[2] == b'-' && b[5] == b' ' && b[8] == b':' && b[0].is_ascii_digit()
+}
+
+/// What the lexicon calls a line: an error, a warning, or neither (`None`). A
+/// summary that fails (`error: could not compile …`, `FAILED (failures=1)`) is an
+/// error here: a marker counting a region's trouble must not miss it, though the
+/// line's class is `Summary`. A log line is what its level says.
+pub fn trouble(text: &str) -> Option<Class> {
+    let class = match class_of(text) {
+        Class::Summary => error_or_warning(text, words(text)),
+        c => Some(c),
+    };
+    class.filter(|c| matches!(c, Class::Error | Class::Warning))
+}
+
+fn error_or_warning(text: &str, lists: u8) -> Option<Class> {
+    if error_given(text, lists) {
+        Some(Class::Error)
+    } else if might_be_warning(text, lists) && WARNING.is_match(text) {
+        Some(Class::Warning)
+    } else {
+        None
+    }
 }
 
 fn might_be_summary(text: &str, lists: u8) -> bool {
@@ -283,7 +354,10 @@ pub fn class_of(text: &str) -> Class {
     // Most lines hold none of the words any of the three classes needs: one scan
     // for all of them decides that, and says which of the three patterns can match.
     let lists = words(text);
-    let maybe = lists != 0 || text.starts_with(['E', '=', '#']) || text.starts_with("ok");
+    let maybe = lists != 0
+        || text.starts_with(['E', 'F', 'W', '<', '=', '#'])
+        || text.starts_with("ok")
+        || logcat_clock(text);
     if !maybe {
         return if is_source_quote(text) {
             Class::Source
@@ -294,10 +368,8 @@ pub fn class_of(text: &str) -> Class {
     // Summaries first: `test result: FAILED.` is a summary that happens to fail.
     if summary_given(text, lists) {
         Class::Summary
-    } else if error_given(text, lists) {
-        Class::Error
-    } else if lists & IN_WARNING != 0 && WARNING.is_match(text) {
-        Class::Warning
+    } else if let Some(class) = error_or_warning(text, lists) {
+        class
     } else if is_source_quote(text) {
         Class::Source
     } else {
@@ -320,8 +392,93 @@ fn is_source_quote(text: &str) -> bool {
         && rest.starts_with(' ')
 }
 
+/// The error and warning forms the lexicon's tests (here and in `render`) hold
+/// it to.
+#[cfg(test)]
+pub(crate) mod forms {
+    /// The twenty error forms of issue 29 and the common log formats: each is an
+    /// error to the lexicon and to a line's class.
+    pub const ERROR_FORMS: &[&str] = &[
+        // Called "no error or warning" before the lexicon held them.
+        "FATAL ERROR: out of memory",
+        "ERROR worker crashed at 17",
+        "E AndroidRuntime: FATAL EXCEPTION: main",
+        "01-01 12:00:00.123  1234  1234 E AndroidRuntime: FATAL EXCEPTION: main",
+        "E/AndroidRuntime( 1234): FATAL EXCEPTION: main",
+        "panic: runtime error: index out of range [5] with length 3",
+        "CRITICAL disk almost full on /var",
+        "CRIT the pool is exhausted",
+        "ld: symbol(s) not found for architecture arm64",
+        "Uncaught TypeError: Cannot read properties of undefined (reading 'x')",
+        "Exception in thread \"main\" java.lang.NullPointerException",
+        "PHP Fatal error:  Uncaught Exception: boom in /srv/a.php:3",
+        "fatal error: all goroutines are asleep - deadlock!",
+        "/usr/bin/ld: cannot find -lssl",
+        "SEVERE: Servlet.service() threw exception",
+        "<3>kernel: I/O error on sda",
+        "web-1  | level=error msg=\"connection refused\"",
+        "app | {\"severity\":\"ERROR\",\"message\":\"boom\"",
+        // Already errors before.
+        "error: linking with `cc` failed",
+        "error[E0308]: mismatched types",
+        "src/main.c:3:5: error: expected ';' before '}' token",
+        "Traceback (most recent call last):",
+        "npm ERR! code E404",
+        "FAILED tests/test_a.py::test_x - assert 1 == 2",
+        "thread 'main' panicked at src/main.rs:2:5:",
+        "[ERROR] could not bind 0.0.0.0:80",
+        "[error] upstream timed out",
+        "2024-01-01 12:00:00 ERROR db: connection refused",
+        "level=error msg=\"connection refused\"",
+        "{\"level\":\"error\",\"msg\":\"connection refused\"}",
+        "{\"severity\":\"ERROR\",\"message\":\"boom\"}",
+        "FATAL: database system is shut down",
+        "Segmentation fault (core dumped)",
+        "fatal: not a git repository",
+        "make: *** [Makefile:3: all] Error 1",
+    ];
+
+    /// Warnings in the same formats.
+    pub const WARNING_FORMS: &[&str] = &[
+        "warning: unused variable: `x`",
+        "src/a.c:1:2: warning: implicit declaration",
+        "WARN config key deprecated",
+        "WARNING: the cache is stale",
+        "[WARN] config key deprecated",
+        "2024-01-01 12:00:00 WARNING disk at 91%",
+        "level=warn msg=slow",
+        "{\"level\":\"warn\",\"msg\":\"slow\"}",
+        "W/ActivityManager( 512): Slow operation",
+        "npm WARN deprecated left-pad@1.0.0",
+        "PHP Warning:  Undefined variable $x in /srv/a.php on line 3",
+        "<4>kernel: low memory",
+    ];
+
+    /// Lines that name errors without being one: calling them errors would keep
+    /// them over what matters and make markers cry wolf.
+    pub const NOT_TROUBLE: &[&str] = &[
+        "0 errors",
+        "no errors found",
+        "Compiled with no error reports",
+        "error_count=0 warning_count=0",
+        "ErrorHandler registered for /api",
+        "src/errors.go",
+        "ok  \texample.com/errors\t0.01s",
+        "cc -Wall -Werror -o app main.c",
+        "test error_handling ... ok",
+        "   Compiling errno v0.3.8",
+        "ERRORS: 0",
+        "Warnings: none",
+        "the panic button is documented in panic.md",
+        "Everything critical passed",
+        "Each entry must be unique",
+        "2024-01-01 12:00:00 INFO retrying after error budget check",
+    ];
+}
+
 #[cfg(test)]
 mod tests {
+    use super::forms::{ERROR_FORMS, NOT_TROUBLE, WARNING_FORMS};
 
     #[test]
     fn mavens_advice_under_a_failed_build_is_not_a_failure() {
@@ -472,6 +629,37 @@ mod tests {
         ] {
             assert_eq!(class_of(l), Class::Error, "{l}");
         }
+    }
+
+    #[test]
+    fn every_common_error_form_is_an_error() {
+        for l in ERROR_FORMS {
+            assert_eq!(class_of(l), Class::Error, "{l}");
+            assert_eq!(trouble(l), Some(Class::Error), "{l}");
+        }
+    }
+
+    #[test]
+    fn every_common_warning_form_is_a_warning() {
+        for l in WARNING_FORMS {
+            assert_eq!(class_of(l), Class::Warning, "{l}");
+            assert_eq!(trouble(l), Some(Class::Warning), "{l}");
+        }
+    }
+
+    #[test]
+    fn words_about_errors_are_not_trouble() {
+        for l in NOT_TROUBLE {
+            assert_eq!(trouble(l), None, "{l}");
+            assert!(!matches!(class_of(l), Class::Error | Class::Warning), "{l}");
+        }
+    }
+
+    #[test]
+    fn a_failing_summary_is_trouble_though_its_class_is_summary() {
+        let l = "error: could not compile `app` (bin \"app\") due to 1 previous error";
+        assert_eq!(class_of(l), Class::Summary);
+        assert_eq!(trouble(l), Some(Class::Error));
     }
 
     #[test]

@@ -30,7 +30,10 @@ use crate::digest::Digest;
 use crate::doc::{Class, Doc, Finding, Stream};
 use crate::par;
 
-pub use generic::{class_of, is_error, is_summary};
+pub use generic::{class_of, is_error, is_summary, trouble};
+
+#[cfg(test)]
+pub(crate) use generic::forms as generic_forms;
 
 /// What the family finders report: findings and proposed digests, merged into the
 /// `Doc` once every finder has run.

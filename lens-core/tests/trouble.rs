@@ -1,0 +1,278 @@
+//! A marker never says a region holds no error or warning when it holds one
+//! (issue 29, item 2; invariant 4: an elision is announced truthfully). For every
+//! shape Lens reads (cargo, pytest, go test, git log, grep, ls, make, an unknown
+//! command, a log file), outputs of that shape's ordinary lines with error and
+//! warning lines of every common form at random places are viewed at levels 0 to
+//! 2 under small budgets, and each marker's trouble count is checked against the
+//! raw region it names: the lines the lexicon calls errors or warnings, and the
+//! lines any classifier does (a line's class, a finder's report).
+
+mod common;
+
+use common::HANDLE;
+use lens_core::marker::Marker;
+use std::collections::HashSet;
+
+use lens_core::{annotate, view, Class, Doc, Handle, Level, Options, Request, Stream};
+use proptest::prelude::*;
+
+/// Every error form of issue 29 and the common log formats; `{n}` is a number
+/// that makes each occurrence its own line.
+const ERRORS: &[&str] = &[
+    "FATAL ERROR: out of memory in worker {n}",
+    "ERROR worker crashed at {n}",
+    "E AndroidRuntime: FATAL EXCEPTION: main {n}",
+    "01-01 12:00:00.{n}  1234  1234 E AndroidRuntime: FATAL EXCEPTION: main",
+    "E/AndroidRuntime( {n}): FATAL EXCEPTION: main",
+    "panic: runtime error: index out of range [{n}] with length 3",
+    "CRITICAL disk almost full on /var/{n}",
+    "CRIT pool {n} exhausted",
+    "ld: symbol(s) not found for architecture arm64 ({n})",
+    "Uncaught TypeError: Cannot read properties of undefined (reading 'x{n}')",
+    "Exception in thread \"worker-{n}\" java.lang.NullPointerException",
+    "fatal error: all goroutines are asleep - deadlock! {n}",
+    "error: linking with `cc` failed: exit status: {n}",
+    "error[E0308]: mismatched types in case {n}",
+    "src/main.c:{n}:5: error: expected ';' before '}' token",
+    "Traceback (most recent call last): {n}",
+    "npm ERR! code E{n}",
+    "FAILED tests/test_a.py::test_{n} - assert 1 == 2",
+    "thread 'main' panicked at src/main.rs:{n}:5:",
+    "[ERROR] could not bind 0.0.0.0:{n}",
+    "[error] upstream {n} timed out",
+    "2024-01-01 12:00:00 ERROR db{n}: connection refused",
+    "level=error msg=\"connection {n} refused\"",
+    "{\"level\":\"error\",\"msg\":\"connection {n} refused\"}",
+    "{\"severity\":\"ERROR\",\"message\":\"boom {n}\"}",
+    "Segmentation fault (core dumped) {n}",
+    "make: *** [Makefile:{n}: all] Error 1",
+];
+
+const WARNINGS: &[&str] = &[
+    "warning: unused variable: `x{n}`",
+    "src/a.c:{n}:2: warning: implicit declaration",
+    "WARN config key {n} deprecated",
+    "WARNING: the cache {n} is stale",
+    "2024-01-01 12:00:00 WARNING disk at {n}%",
+    "level=warn msg=slow{n}",
+    "W/ActivityManager( {n}): Slow operation",
+    "npm WARN deprecated left-pad@1.0.{n}",
+];
+
+/// A shape: the command line and its ordinary lines (numbered by `n`).
+struct Shape {
+    argv: &'static str,
+    normal: fn(usize) -> String,
+}
+
+const SHAPES: &[Shape] = &[
+    Shape {
+        argv: "cargo test",
+        normal: |n| match n % 3 {
+            0 => format!("   Compiling dep{n} v0.1.{n}"),
+            _ => format!("test m{}::case_{n} ... ok", n % 7),
+        },
+    },
+    Shape {
+        argv: "pytest -v",
+        normal: |n| format!("tests/test_m{}.py::test_case_{n} PASSED", n % 5),
+    },
+    Shape {
+        argv: "go test -v ./...",
+        normal: |n| match n % 2 {
+            0 => format!("=== RUN   TestCase{n}"),
+            _ => format!("--- PASS: TestCase{} (0.00s)", n - 1),
+        },
+    },
+    Shape {
+        argv: "git log",
+        normal: |n| match n % 5 {
+            0 => format!("commit {:040x}", n * 7919),
+            1 => "Author: A U Thor <a@example.com>".to_string(),
+            2 => format!("Date:   Mon Jan {} 12:00:00 2024 +0000", n % 28 + 1),
+            3 => String::new(),
+            _ => format!("    change {n} to the ledger"),
+        },
+    },
+    Shape {
+        argv: "grep -rn load src",
+        normal: |n| {
+            format!(
+                "src/m{}.rs:{}:pub fn load_{n}(db: &Db) -> u64 {{",
+                n % 6,
+                n + 1
+            )
+        },
+    },
+    Shape {
+        argv: "ls",
+        normal: |n| format!("file_{n:04}.txt"),
+    },
+    Shape {
+        argv: "make",
+        normal: |n| format!("cc -Wall -Werror -c -o obj/m{n}.o src/m{n}.c"),
+    },
+    Shape {
+        argv: "deploy --all",
+        normal: |n| format!("processed job {n} ok in {} ms", n % 97),
+    },
+    Shape {
+        argv: "tail -n 3000 /var/log/app.log",
+        normal: |n| {
+            format!(
+                "2024-01-01 12:{:02}:{:02} INFO request {n} ok",
+                n / 60 % 60,
+                n % 60
+            )
+        },
+    },
+];
+
+/// An output: `len` ordinary lines of `shape`, with the trouble lines `picks`
+/// (form, place) put in; and the raw numbers of the lines put in, each with
+/// whether it is an error.
+fn output(shape: &Shape, len: usize, picks: &[(usize, usize)]) -> (String, Vec<(u32, bool)>) {
+    let mut lines: Vec<(String, Option<bool>)> =
+        (0..len).map(|n| ((shape.normal)(n), None)).collect();
+    let forms: Vec<(&str, bool)> = ERRORS
+        .iter()
+        .map(|f| (*f, true))
+        .chain(WARNINGS.iter().map(|f| (*f, false)))
+        .collect();
+    for (k, &(form, at)) in picks.iter().enumerate() {
+        let (form, error) = forms[form % forms.len()];
+        let line = form.replace("{n}", &(100 + k).to_string());
+        lines.insert(at % (lines.len() + 1), (line, Some(error)));
+    }
+    let put: Vec<(u32, bool)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, e))| e.map(|e| (i as u32 + 1, e)))
+        .collect();
+    let text: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();
+    (text.join("\n") + "\n", put)
+}
+
+/// In the region `first..=last` of `stream`: the error and warning lines put in,
+/// and every line that was put in or that a classifier calls an error or a
+/// warning (its class, or a finder's report).
+fn trouble_in(
+    doc: &Doc,
+    stream: Stream,
+    put: &[(u32, bool)],
+    first: u32,
+    last: u32,
+) -> (u32, u32, u32) {
+    let heads: HashSet<usize> = doc.findings.iter().map(|f| f.head).collect();
+    let put_at: HashSet<u32> = put.iter().map(|p| p.0).collect();
+    let inside = |no: u32| first <= no && no <= last;
+    let e = put.iter().filter(|p| p.1 && inside(p.0)).count() as u32;
+    let w = put.iter().filter(|p| !p.1 && inside(p.0)).count() as u32;
+    let any = doc
+        .range(stream)
+        .filter(|&i| {
+            let l = &doc.lines[i];
+            inside(l.no)
+                && (put_at.contains(&l.no)
+                    || matches!(l.class, Class::Error | Class::Warning)
+                    || heads.contains(&i))
+        })
+        .count() as u32;
+    (e, w, any)
+}
+
+/// Checks every described marker of the view of `text` on `stream`.
+fn check(
+    argv: &[String],
+    (text, put): &(String, Vec<(u32, bool)>),
+    stream: Stream,
+    level: Level,
+    budget: usize,
+) -> Result<(), TestCaseError> {
+    let (out, err) = match stream {
+        Stream::Stdout => (text.as_str(), ""),
+        Stream::Stderr => ("", text.as_str()),
+    };
+    let req = Request {
+        argv,
+        stdout: out.as_bytes(),
+        stderr: err.as_bytes(),
+        exit: 1,
+    };
+    let mut opts = Options::new(level, Handle::parse(HANDLE));
+    opts.budget = budget;
+    let v = view(&req, &opts);
+    let shown = match stream {
+        Stream::Stdout => &v.stdout,
+        Stream::Stderr => &v.stderr,
+    };
+    let shown = std::str::from_utf8(shown).unwrap();
+    let mut doc = Doc::new(argv, out, err, 1);
+    annotate(&mut doc, &opts);
+    for line in shown.lines() {
+        let Some(m) = Marker::parse(line) else {
+            prop_assert!(
+                !line.starts_with("[lens: elided"),
+                "unparsed marker: {line}"
+            );
+            continue;
+        };
+        let Some((errors, warnings)) = m.trouble else {
+            continue;
+        };
+        let (e, w, any) = trouble_in(&doc, stream, put, m.first, m.last);
+        if any > 0 {
+            prop_assert!(
+                errors + warnings > 0,
+                "{line} holds {any} error or warning lines"
+            );
+        }
+        // Exactly those lines: the ordinary lines hold none (`-Werror` in a
+        // compile line is not an error), so the count is not inflated either.
+        prop_assert_eq!(errors + warnings, any, "{}", line);
+        prop_assert!(errors >= e && warnings + errors >= e + w, "{}", line);
+    }
+    Ok(())
+}
+
+fn level() -> impl Strategy<Value = Level> {
+    prop_oneof![Just(Level::Zero), Just(Level::One), Just(Level::Two)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn a_marker_never_says_no_error_over_an_error(
+        shape in 0..SHAPES.len(),
+        len in 40usize..400,
+        picks in prop::collection::vec((0usize..64, 0usize..400), 1..24),
+        level in level(),
+        budget in 256usize..2048,
+        on_stderr in any::<bool>(),
+    ) {
+        let sh = &SHAPES[shape];
+        let argv: Vec<String> = sh.argv.split_whitespace().map(String::from).collect();
+        let text = output(sh, len, &picks);
+        let stream = if on_stderr { Stream::Stderr } else { Stream::Stdout };
+        check(&argv, &text, stream, level, budget)?;
+    }
+}
+
+/// Each form, eight times among three hundred ordinary lines of each shape
+/// (issue 29's case, smaller), at one level each in turn.
+#[test]
+fn every_form_in_every_shape_is_counted() {
+    let forms: Vec<&str> = ERRORS.iter().chain(WARNINGS).copied().collect();
+    let levels = [Level::Zero, Level::One, Level::Two];
+    for (s, sh) in SHAPES.iter().enumerate() {
+        let argv: Vec<String> = sh.argv.split_whitespace().map(String::from).collect();
+        for (f, form) in forms.iter().enumerate() {
+            let picks: Vec<(usize, usize)> = (0..8).map(|k| (f, k * 37 + 13)).collect();
+            let out = output(sh, 300, &picks);
+            let level = levels[(s + f) % levels.len()];
+            check(&argv, &out, Stream::Stdout, level, 1024)
+                .unwrap_or_else(|e| panic!("{} / {form} / {level:?}: {e}", sh.argv));
+        }
+    }
+}
