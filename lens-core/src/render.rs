@@ -149,7 +149,8 @@ pub fn described(run: &[Line]) -> bool {
 const LIKE_MAX: usize = 40;
 
 /// The shape most of a run's non-blank lines share, as its first such line with
-/// each word that holds a digit shown as `…`; `None` when no shape covers half.
+/// each word that holds a digit shown as `…`; `None` when no shape covers half,
+/// or when the shape keeps no word (`…`, `… - …`): it would say nothing.
 fn like(run: &[Line]) -> Option<String> {
     let mut counts: HashMap<u64, (usize, usize)> = HashMap::new();
     let mut nonblank = 0;
@@ -163,7 +164,9 @@ fn like(run: &[Line]) -> Option<String> {
     let (count, at) = counts
         .into_values()
         .max_by_key(|&(c, at)| (c, std::cmp::Reverse(at)))?;
-    (count >= 2 && count * 2 >= nonblank).then(|| masked(&run[at].text))
+    (count >= 2 && count * 2 >= nonblank)
+        .then(|| masked(&run[at].text))
+        .filter(|m| m.chars().any(char::is_alphanumeric))
 }
 
 /// A line with every word that holds a digit as `…`, quotes as `'`, cut to
@@ -363,6 +366,17 @@ mod tests {
             v.contains("(23 lines: budget; like \"step … of … done\"; 3 errors)"),
             "{v}"
         );
+    }
+
+    #[test]
+    fn a_shape_that_keeps_no_word_is_not_shown() {
+        let text: String = (0..30).map(|i| format!("{i}.{}\n", i * 7)).collect();
+        let v = budget_view(&text, 0..29);
+        assert!(!v.contains("like"), "{v}");
+        assert!(v.contains("(29 lines: budget; no error or warning)"), "{v}");
+        // A shape with a word still says it.
+        let text: String = (0..30).map(|i| format!("row {i}\n")).collect();
+        assert!(budget_view(&text, 0..29).contains("like \"row …\""));
     }
 
     #[test]

@@ -231,6 +231,9 @@ fn check(
         // compile line is not an error), so the count is not inflated either.
         prop_assert_eq!(errors + warnings, any, "{}", line);
         prop_assert!(errors >= e && warnings + errors >= e + w, "{}", line);
+        if let Some(like) = &m.like {
+            prop_assert!(like.chars().any(char::is_alphanumeric), "{}", line);
+        }
     }
     Ok(())
 }
