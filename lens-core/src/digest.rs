@@ -8,6 +8,7 @@
 //! still fetch the raw region.
 
 use crate::doc::{Doc, Stream};
+use crate::stages::shorten::{self, Item, Nouns};
 
 /// How a digest is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +61,13 @@ pub enum Body {
         /// One line each.
         entries: Vec<Entry>,
     },
+    /// A list whose every name a reader must still reach when it is cut (a
+    /// grep's files, a find's directories, the packages apt can upgrade): a
+    /// listing under lines it always shows first. Cut, it keeps every key with
+    /// as many of its items as fit, like a listing; when the keys alone do not
+    /// fit, [`crate::stages::shorten`] shortens, folds and groups them with
+    /// counts, and never drops one.
+    List(List),
     /// Lines already in their final form (one commit per line, one test count).
     Lines(Vec<String>),
     /// The last drawing of a line the child redrew in place with carriage
@@ -68,6 +76,56 @@ pub enum Body {
     /// A heading per name (a file of a diff) and the lines under it. Cut to a
     /// budget, every heading stays before any line under one does.
     Sections(Vec<(String, Vec<String>)>),
+}
+
+/// The parts of [`Body::List`].
+#[derive(Clone, Debug)]
+pub struct List {
+    /// Lines shown before the entries (a count of what was listed).
+    pub head: Vec<String>,
+    /// The shared prefix and suffix of every item, if any.
+    pub template: Option<(String, String)>,
+    /// One line each; the key, less a closing `:`, is the path or name a
+    /// group is made of.
+    pub entries: Vec<Entry>,
+    /// What a group's count calls the entries and their items.
+    pub nouns: Nouns,
+}
+
+impl List {
+    /// The list in `room` when not even its keys fit: its head lines, then its
+    /// entries as [`shorten::fit`] gives them, each at least its bare key and
+    /// count or under a group that counts it.
+    fn degraded(&self, room: usize) -> (Vec<String>, usize) {
+        let mut out = Vec::new();
+        let mut left = room;
+        for h in &self.head {
+            if h.len() < left {
+                left -= h.len() + 1;
+                out.push(h.clone());
+            }
+        }
+        let items: Vec<Item> = self
+            .entries
+            .iter()
+            .map(|e| {
+                let key = e.key.trim_end().trim_end_matches(':').to_string();
+                let n = e.items.len();
+                let bare = match self.nouns.name {
+                    Some(name) => format!("{key} ({})", shorten::counted(n, name)),
+                    None => key.clone(),
+                };
+                Item {
+                    forms: vec![(listing_line(e).render(), 0), (bare, n)],
+                    key,
+                    names: n.max(1),
+                }
+            })
+            .collect();
+        let (lines, unlisted) = shorten::fit(&items, left, self.nouns);
+        out.extend(lines);
+        (out, unlisted)
+    }
 }
 
 /// One group of a listing: `key` then its items on one line.
@@ -146,7 +204,11 @@ impl Digest {
         } else {
             names_first(&pieces, room)
                 .or_else(|| headings_only(&pieces, room))
-                .unwrap_or_else(|| in_order(&pieces, room))
+                .unwrap_or_else(|| match &self.body {
+                    // A list is never cut to a prefix of itself.
+                    Body::List(list) => list.degraded(room),
+                    _ => in_order(&pieces, room),
+                })
         };
         // A hunk is one piece, shown whole or not at all; its lines are lines.
         if out.iter().any(|l| l.contains('\n')) {
@@ -183,6 +245,21 @@ impl Digest {
                     .iter()
                     .map(|(p, s)| Piece::text(format!("each item below stands for: {p}…{s}")))
                     .collect();
+                l.extend(entries.iter().map(listing_line));
+                l
+            }
+            Body::List(List {
+                head,
+                template,
+                entries,
+                ..
+            }) => {
+                let mut l: Vec<Piece> = head.iter().map(|h| Piece::text(h.clone())).collect();
+                l.extend(
+                    template
+                        .iter()
+                        .map(|(p, s)| Piece::text(format!("each item below stands for: {p}…{s}"))),
+                );
                 l.extend(entries.iter().map(listing_line));
                 l
             }

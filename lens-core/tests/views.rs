@@ -245,7 +245,9 @@ proptest! {
         lines.insert((at + first_entry).min(lines.len()), odd.to_string());
         let out: String = lines.iter().map(|l| format!("{l}\n")).collect();
         let two = view_of(cmd, &out, 0, Level::Two);
-        prop_assert!(two.contains(" unlisted="), "not cut: {}", two);
+        // The digest is smaller than the raw output: either it leaves names out
+        // (`unlisted=`) or it folds them (`{a..b}`, a group with its count).
+        prop_assert!(two.len() < out.len(), "not shortened: {}", two);
         let needle = match shape {
             0 => "SECURITY: key checked",
             1 => "passwords.txt",

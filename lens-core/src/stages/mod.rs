@@ -14,3 +14,5 @@ pub mod patterns;
 pub mod progress;
 pub mod rank;
 pub mod redraw;
+/// Not a stage: the one way a digest's list gives up detail to fit its room.
+pub mod shorten;

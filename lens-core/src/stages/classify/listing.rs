@@ -12,8 +12,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Found;
-use crate::digest::{brace_range, factor, number_run_spans, Body, Digest, Entry};
+use crate::digest::{brace_range, factor, number_run_spans, Body, Digest, Entry, List};
 use crate::doc::{Class, Doc, Stream};
+use crate::stages::shorten::Nouns;
 
 static LS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^([-dlcbps])([-rwxsStT]{9})\S*\s+\d+\s+\S+\s+\S+\s+([\d,]+(?:\.\d+)?[KMGT]?)\s+\w+\s+\d+\s+[\d:]+\s+(.+)$")
@@ -82,25 +83,38 @@ fn apt(texts: &[&str]) -> Option<Body> {
     if parsed.len() < MIN_LINES || parsed.len() * 10 < rows.len() * 9 {
         return None;
     }
+    // A package's name is its entry's key, the versions its one item: cut,
+    // the versions go before any name does.
+    let entry = |name: &str, from: &str, to: &str| Entry {
+        key: name.to_string(),
+        items: vec![format!("{from} -> {to}")],
+    };
     let mut upgradable = Vec::new();
     for c in &parsed {
         let state = c.get(5).map_or("", |m| m.as_str());
         if let Some(to) = state.split("upgradable to: ").nth(1) {
-            upgradable.push(format!("{} {} -> {}", &c[1], &c[3], to.trim()));
+            upgradable.push(entry(&c[1], &c[3], to.trim()));
         } else if let Some(from) = state.strip_prefix("upgradable from: ") {
-            upgradable.push(format!("{} {} -> {}", &c[1], from.trim(), &c[3]));
+            upgradable.push(entry(&c[1], from.trim(), &c[3]));
         }
     }
     if upgradable.is_empty() {
         return None;
     }
-    let mut lines = vec![format!(
-        "{} packages listed, {} upgradable:",
-        parsed.len(),
-        upgradable.len()
-    )];
-    lines.extend(upgradable);
-    Some(Body::Lines(lines))
+    Some(Body::List(List {
+        head: vec![format!(
+            "{} packages listed, {} upgradable:",
+            parsed.len(),
+            upgradable.len()
+        )],
+        template: None,
+        entries: upgradable,
+        nouns: Nouns {
+            item: ("package", "packages"),
+            name: None,
+            sep: '-',
+        },
+    }))
 }
 
 /// A table aligned in columns under a header (`pip list`, `kubectl get`, `docker
@@ -442,7 +456,16 @@ fn grep(texts: &[&str], pattern: Option<&Regex>) -> Option<Body> {
             }
         })
         .collect();
-    Some(Body::Listing { template, entries })
+    Some(Body::List(List {
+        head: Vec::new(),
+        template,
+        entries,
+        nouns: Nouns {
+            item: ("file", "files"),
+            name: Some(("match", "matches")),
+            sep: '/',
+        },
+    }))
 }
 
 fn paths(texts: &[&str]) -> Option<Body> {
@@ -473,10 +496,16 @@ fn paths(texts: &[&str]) -> Option<Body> {
             key: dir,
         })
         .collect();
-    Some(Body::Listing {
+    Some(Body::List(List {
+        head: Vec::new(),
         template: None,
         entries,
-    })
+        nouns: Nouns {
+            item: ("dir", "dirs"),
+            name: Some(("entry", "entries")),
+            sep: '/',
+        },
+    }))
 }
 
 #[cfg(test)]

@@ -1,0 +1,388 @@
+//! Cut lists keep every name reachable: for every shape that cuts a list (grep's
+//! files, find's paths, the packages apt can upgrade), every item of the raw
+//! output is named in the view, or falls under a group line that prints its
+//! directory or prefix with the count of what it stands for. A prefix of the
+//! list is never the view.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::{check_stream, HANDLE};
+use lens_core::{view, Handle, Level, Options, Request};
+use proptest::prelude::*;
+
+/// The level-2 view of stdout `out` of `argv` in `budget` bytes, checked line by
+/// line against the raw output.
+fn view_of(argv: &[&str], out: &str, budget: usize) -> String {
+    let argv: Vec<String> = argv.iter().map(|a| a.to_string()).collect();
+    let req = Request {
+        argv: &argv,
+        stdout: out.as_bytes(),
+        stderr: b"",
+        exit: 0,
+    };
+    let mut opts = Options::new(Level::Two, Handle::parse(HANDLE));
+    opts.budget = budget;
+    let v = view(&req, &opts);
+    let text = String::from_utf8(v.stdout.into_owned()).expect("utf-8");
+    check_stream(&text, out, "stdout").expect("the view accounts for every raw line");
+    text
+}
+
+/// The names a brace expression stands for, as bash expands it: `a{b,c}d`,
+/// `f_{001..003}.rs`, nested.
+fn expand(word: &str) -> Vec<String> {
+    let Some(open) = word.find('{') else {
+        return vec![word.to_string()];
+    };
+    let mut depth = 0;
+    let mut close = None;
+    let mut commas = Vec::new();
+    for (i, c) in word[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(open + i);
+                    break;
+                }
+            }
+            ',' if depth == 1 => commas.push(open + i),
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return vec![word.to_string()];
+    };
+    let (pre, post) = (&word[..open], &word[close + 1..]);
+    let inner = &word[open + 1..close];
+    let alternatives: Vec<String> = if commas.is_empty() {
+        let Some((a, b)) = inner.split_once("..") else {
+            return vec![word.to_string()];
+        };
+        let (Ok(x), Ok(y)) = (a.parse::<u64>(), b.parse::<u64>()) else {
+            return vec![word.to_string()];
+        };
+        let width = if a.starts_with('0') { a.len() } else { 0 };
+        (x..=y).map(|n| format!("{n:0width$}")).collect()
+    } else {
+        let mut bounds = vec![open];
+        bounds.extend(&commas);
+        bounds.push(close);
+        bounds
+            .windows(2)
+            .map(|w| word[w[0] + 1..w[1]].to_string())
+            .collect()
+    };
+    alternatives
+        .iter()
+        .flat_map(|alt| expand(&format!("{pre}{alt}{post}")))
+        .collect()
+}
+
+/// What a view's digest says of a list: the names it prints (every word,
+/// brace-expanded, with a line's leading directory joined to the words after
+/// it), and its group lines (`services/ledger/ (12 files, 40 matches)`,
+/// `python3-* (3 packages)`, `./app/ a.py … +3`): prefix and the count of items.
+struct Said {
+    named: BTreeSet<String>,
+    groups: Vec<(String, usize)>,
+    unlisted: usize,
+}
+
+fn said(view: &str) -> Said {
+    let mut named = BTreeSet::new();
+    let mut groups = Vec::new();
+    let mut unlisted = 0;
+    for line in view.lines() {
+        if let Some(k) = line.find(" unlisted=") {
+            unlisted = line[k + 10..]
+                .trim_end_matches(']')
+                .parse()
+                .expect("a count");
+            continue;
+        }
+        let words: Vec<&str> = line
+            .split(' ')
+            .map(|w| w.trim_end_matches(','))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let Some(first) = words.first() else { continue };
+        for w in &words {
+            for name in expand(w.trim_end_matches(':')) {
+                named.insert(name);
+            }
+        }
+        if first.ends_with('/') {
+            for w in &words[1..] {
+                named.insert(format!("{first}{w}"));
+            }
+        }
+        let count = words
+            .get(1)
+            .and_then(|w| w.strip_prefix('('))
+            .and_then(|n| n.parse::<usize>().ok());
+        if let Some(n) = count {
+            if first.ends_with(['/', '*']) {
+                groups.push((first.trim_end_matches('*').to_string(), n));
+            }
+        }
+        if let Some(k) = words.iter().position(|w| *w == "…") {
+            if first.ends_with('/') {
+                let n = words[k + 1].trim_start_matches('+').parse().unwrap_or(0);
+                groups.push((first.to_string(), n));
+            }
+        }
+    }
+    Said {
+        named,
+        groups,
+        unlisted,
+    }
+}
+
+/// Every item is named, or under a group line naming its prefix; with
+/// `exact`, each group's count is that of the items under it no other line
+/// names or groups deeper. An item left unnamed is counted in `unlisted=`.
+fn check_reachable(items: &[String], view: &str, exact: bool) -> Result<(), TestCaseError> {
+    let s = said(view);
+    let mut under: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut grouped = 0;
+    for item in items {
+        if s.named.contains(item) {
+            continue;
+        }
+        let group = s
+            .groups
+            .iter()
+            .filter(|(p, _)| item.starts_with(p.as_str()))
+            .max_by_key(|(p, _)| p.len());
+        // A directory named in a fold (`./src/{a,b}/ (2 dirs, 9 entries)`)
+        // stands for what is under it, counted on its line.
+        let in_named_dir = s
+            .named
+            .iter()
+            .any(|n| n.ends_with('/') && item.starts_with(n.as_str()));
+        let Some((prefix, _)) = group else {
+            if in_named_dir && !exact {
+                grouped += 1;
+                continue;
+            }
+            return Err(TestCaseError::fail(format!(
+                "{item} is neither named nor under a group:\n{view}"
+            )));
+        };
+        *under.entry(prefix.as_str()).or_default() += 1;
+        grouped += 1;
+    }
+    if exact {
+        for (prefix, n) in &s.groups {
+            let got = under.get(prefix.as_str()).copied().unwrap_or(0);
+            prop_assert_eq!(
+                got,
+                *n,
+                "group {} counts {} of {}:\n{}",
+                prefix,
+                n,
+                got,
+                view
+            );
+        }
+    }
+    if grouped > 0 {
+        prop_assert!(
+            s.unlisted > 0,
+            "{grouped} items unnamed, unlisted=0:\n{view}"
+        );
+    }
+    Ok(())
+}
+
+const DIRS: [&str; 8] = [
+    "services", "ledger", "billing", "api", "web", "core", "util", "handlers",
+];
+
+/// A path of 1 to 4 directories from a few shared names, and a file name.
+fn path() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(0usize..DIRS.len(), 0..4),
+        "[a-z]{1,8}",
+        prop::option::of(0u32..300),
+        prop::sample::select(vec![".rs", ".py", ".go"]),
+    )
+        .prop_map(|(dirs, stem, n, ext)| {
+            let mut p = String::from("src/");
+            for d in dirs {
+                p.push_str(DIRS[d]);
+                p.push('/');
+            }
+            p.push_str(&stem);
+            if let Some(n) = n {
+                p.push_str(&format!("_{n:03}"));
+            }
+            p.push_str(ext);
+            p
+        })
+}
+
+/// A package name: `libfoo3`, `python3-yaml`, `node-types-x`.
+fn package() -> impl Strategy<Value = String> {
+    (
+        "[a-z]{2,7}[0-9]?",
+        prop::collection::vec("[a-z0-9]{1,6}", 0..3),
+    )
+        .prop_map(|(head, rest)| {
+            std::iter::once(head)
+                .chain(rest)
+                .collect::<Vec<_>>()
+                .join("-")
+        })
+}
+
+fn distinct(v: Vec<String>) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    v.into_iter().filter(|x| seen.insert(x.clone())).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// grep: every file is named, or under a directory printed with its count.
+    #[test]
+    fn every_file_a_grep_matched_is_reachable(
+        files in prop::collection::vec((path(), 1usize..4), 10..250),
+        budget in 512usize..4096,
+    ) {
+        let mut seen = BTreeSet::new();
+        let files: Vec<(String, usize)> =
+            files.into_iter().filter(|(p, _)| seen.insert(p.clone())).collect();
+        let mut out = String::new();
+        for (p, n) in &files {
+            for k in 0..*n {
+                out.push_str(&format!("{p}:{}:pub fn handle_{k}(req: Request) -> Response {{\n", k * 9 + 3));
+            }
+        }
+        let v = view_of(&["grep", "-rn", "pub fn", "src/"], &out, budget);
+        let names: Vec<String> = files.into_iter().map(|f| f.0).collect();
+        check_reachable(&names, &v, true)?;
+    }
+
+    /// apt: every upgradable package is named, or under a prefix printed with
+    /// its count.
+    #[test]
+    fn every_upgradable_package_is_reachable(
+        names in prop::collection::vec((package(), any::<bool>()), 10..300),
+        budget in 512usize..4096,
+    ) {
+        let mut seen = BTreeSet::new();
+        let mut names: Vec<(String, bool)> =
+            names.into_iter().filter(|(n, _)| seen.insert(n.clone())).collect();
+        names.sort();
+        names[0].1 = true;
+        let mut out = String::from("Listing...\n");
+        for (n, up) in &names {
+            out.push_str(&format!("{n}/stable,now 1.2.3-1 amd64 [installed"));
+            out.push_str(if *up { ",upgradable to: 1.2.4-1]\n" } else { "]\n" });
+        }
+        let v = view_of(&["apt", "list", "--installed"], &out, budget);
+        let upgradable: Vec<String> =
+            names.into_iter().filter(|n| n.1).map(|n| n.0).collect();
+        check_reachable(&upgradable, &v, true)?;
+    }
+
+    /// find: every path is named, or under a directory the view prints. (find
+    /// walks a directory at a time: its files come together.)
+    #[test]
+    fn every_path_find_printed_is_reachable(
+        dirs in prop::collection::vec((path(), prop::collection::vec("[a-z]{1,8}\\.[a-z]{1,3}", 2..12)), 2..40),
+        budget in 512usize..4096,
+    ) {
+        let paths: Vec<String> = dirs
+            .into_iter()
+            .flat_map(|(dir, files)| {
+                let dir = dir.replace('.', "_");
+                files.into_iter().map(move |f| format!("./{dir}/{f}"))
+            })
+            .collect();
+        let paths = distinct(paths);
+        let out: String = paths.iter().map(|p| format!("{p}\n")).collect();
+        let v = view_of(&["find", "."], &out, budget);
+        check_reachable(&paths, &v, false)?;
+    }
+}
+
+/// The monorepo grep of issue 29: 334 matches in 323 files, the one the task
+/// was about far past the first fifty. The view named 46 files and left the
+/// rest, that one among them, to `unlisted=277`.
+#[test]
+fn a_monorepo_grep_names_the_service_past_the_first_fifty_files() {
+    let mut out = String::new();
+    for pkg in [
+        "auth",
+        "billing",
+        "catalog",
+        "gateway",
+        "inventory",
+        "search",
+    ] {
+        for i in 0..50 {
+            out.push_str(&format!(
+                "packages/{pkg}/src/handlers/handler_{i:03}.ts:12:  const client = createClient(config.{pkg});\n"
+            ));
+        }
+    }
+    for i in 0..22 {
+        out.push_str(&format!(
+            "services/ledger/src/entry_{i:02}.ts:8:  const client = createClient(config.ledger);\n"
+        ));
+    }
+    out.push_str("services/ledger/src/reconcile.ts:41:  const client = createClient(config.ledger, { retries: 0 });\n");
+    for k in 0..11 {
+        out.push_str(&format!(
+            "services/ledger/src/reconcile.ts:{}:  client.retry({k});\n",
+            50 + k
+        ));
+    }
+    let v = view_of(&["grep", "-rn", "createClient", "."], &out, 4096);
+    assert!(
+        said(&v).named.contains("services/ledger/src/reconcile.ts"),
+        "the file is not named:\n{v}"
+    );
+    assert!(
+        v.contains("packages/auth/src/handlers/handler_{000..049}.ts"),
+        "{v}"
+    );
+}
+
+/// `apt list --installed` with 132 upgradable packages: the view kept the
+/// first 83 in order and dropped the rest, `openssl` among them.
+#[test]
+fn apt_names_every_upgradable_package_even_late_in_the_alphabet() {
+    let mut out = String::from("Listing...\n");
+    let mut names: Vec<String> = (0..125)
+        .map(|i| format!("libgnome-desktop-component{i:03}"))
+        .collect();
+    names.extend(
+        [
+            "openssl",
+            "openssh-client",
+            "python3-yaml",
+            "tzdata",
+            "vim",
+            "xz-utils",
+            "zlib1g",
+        ]
+        .map(String::from),
+    );
+    for n in &names {
+        out.push_str(&format!(
+            "{n}/jammy-updates,now 3.0.2-0ubuntu1.10 amd64 [installed,upgradable to: 3.0.2-0ubuntu1.15]\n"
+        ));
+    }
+    let v = view_of(&["apt", "list", "--installed"], &out, 4096);
+    for n in ["openssl", "openssh-client", "tzdata", "zlib1g"] {
+        assert!(v.contains(n), "{n} dropped:\n{v}");
+    }
+}
