@@ -90,6 +90,11 @@ pub struct List {
     pub entries: Vec<Entry>,
     /// What a group's count calls the entries and their items.
     pub nouns: Nouns,
+    /// True when each entry's items are the list (the files of a `git status`
+    /// section, each a path) rather than its entries: cut, each entry keeps
+    /// its key and a share of the room for its items, which [`shorten::fit`]
+    /// folds and groups; an item is never left out for a `… +N`.
+    pub within: bool,
 }
 
 impl List {
@@ -98,18 +103,26 @@ impl List {
     /// count or under a group that counts it.
     fn degraded(&self, room: usize) -> (Vec<String>, usize) {
         let mut out = Vec::new();
+        let mut unlisted = 0;
         let mut left = room;
         for h in &self.head {
             if h.len() < left {
                 left -= h.len() + 1;
                 out.push(h.clone());
+            } else {
+                unlisted += 1;
             }
+        }
+        if self.within {
+            let (lines, n) = self.each_entry_degraded(left);
+            out.extend(lines);
+            return (out, unlisted + n);
         }
         let items: Vec<Item> = self
             .entries
             .iter()
             .map(|e| {
-                let key = e.key.trim_end().trim_end_matches(':').to_string();
+                let key = e.key.trim_end_matches([':', '|']).trim_end().to_string();
                 let n = e.items.len();
                 let bare = match self.nouns.name {
                     Some(name) => format!("{key} ({})", shorten::counted(n, name)),
@@ -122,8 +135,84 @@ impl List {
                 }
             })
             .collect();
-        let (lines, unlisted) = shorten::fit(&items, left, self.nouns);
+        let (lines, n) = shorten::fit(&items, left, self.nouns);
         out.extend(lines);
+        (out, unlisted + n)
+    }
+
+    /// A `within` list in `room`: entries without items (a branch line) in
+    /// order while they fit half of it, and each entry with items its key then, on lines of their own indented
+    /// by two spaces, its items as [`shorten::fit`] gives them in its share of
+    /// the room (the smallest entries whole, the rest an equal share).
+    fn each_entry_degraded(&self, room: usize) -> (Vec<String>, usize) {
+        // Lines of their own (a branch line, or what follows the status in a
+        // region that holds more) in order while they fit in half the room;
+        // the files get the rest.
+        let mut plain = vec![false; self.entries.len()];
+        let mut plain_left = room / 2;
+        for (k, e) in self.entries.iter().enumerate() {
+            if e.items.is_empty() && e.key.len() < plain_left {
+                plain_left -= e.key.len() + 1;
+                plain[k] = true;
+            }
+        }
+        let mut left = room - (room / 2 - plain_left);
+        let whole =
+            |e: &Entry| e.key.len() + 1 + e.items.iter().map(|i| i.len() + 3).sum::<usize>();
+        let mut order: Vec<usize> = (0..self.entries.len())
+            .filter(|&k| !self.entries[k].items.is_empty())
+            .collect();
+        order.sort_by_key(|&k| whole(&self.entries[k]));
+        let mut share = vec![0usize; self.entries.len()];
+        let mut count = order.len();
+        for k in order {
+            let give = whole(&self.entries[k]).min(left / count.max(1));
+            share[k] = give;
+            left -= give;
+            count -= 1;
+        }
+        let mut out = Vec::new();
+        let mut unlisted = 0;
+        for ((e, share), shown) in self.entries.iter().zip(share).zip(plain) {
+            if e.items.is_empty() {
+                if shown {
+                    out.push(e.key.clone());
+                } else {
+                    unlisted += 1;
+                }
+                continue;
+            }
+            // A file's path, less the status letters before it (`M `, `UU `).
+            let path = |i: &str| -> String {
+                match i.split_once(' ') {
+                    Some((code, p))
+                        if code.len() <= 2 && code.chars().all(|c| c.is_ascii_uppercase()) =>
+                    {
+                        p.to_string()
+                    }
+                    _ => i.to_string(),
+                }
+            };
+            let items: Vec<Item> = e
+                .items
+                .iter()
+                .map(|i| Item {
+                    forms: vec![(i.clone(), 0)],
+                    key: path(i),
+                    names: 1,
+                })
+                .collect();
+            let room = share.saturating_sub(e.key.len() + 1);
+            let mut fitted = shorten::fit(&items, room, self.nouns);
+            // Each line costs two more bytes for its indent.
+            let indents = 2 * fitted.0.len();
+            if fitted.0.iter().map(|l| l.len() + 1).sum::<usize>() + indents > room {
+                fitted = shorten::fit(&items, room.saturating_sub(indents), self.nouns);
+            }
+            out.push(e.key.clone());
+            out.extend(fitted.0.into_iter().map(|l| format!("  {l}")));
+            unlisted += fitted.1;
+        }
         (out, unlisted)
     }
 }
@@ -201,6 +290,8 @@ impl Digest {
         }
         let (mut out, unlisted) = if whole <= room {
             (pieces.iter().map(Piece::render).collect(), 0)
+        } else if let Body::List(list @ List { within: true, .. }) = &self.body {
+            list.degraded(room)
         } else {
             names_first(&pieces, room)
                 .or_else(|| headings_only(&pieces, room))

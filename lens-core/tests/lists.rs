@@ -1,5 +1,6 @@
 //! Cut lists keep every name reachable: for every shape that cuts a list (grep's
-//! files, find's paths, the packages apt can upgrade), every item of the raw
+//! files, find's paths, git status's files, the packages apt can upgrade, a
+//! table's rows), every item of the raw
 //! output is named in the view, or falls under a group line that prints its
 //! directory or prefix with the count of what it stands for. A prefix of the
 //! list is never the view.
@@ -290,6 +291,51 @@ proptest! {
         let upgradable: Vec<String> =
             names.into_iter().filter(|n| n.1).map(|n| n.0).collect();
         check_reachable(&upgradable, &v, true)?;
+    }
+
+    /// pip list: every package is named, or under a prefix printed with its
+    /// count.
+    #[test]
+    fn every_package_pip_listed_is_reachable(
+        names in prop::collection::vec(package(), 10..300),
+        budget in 512usize..4096,
+    ) {
+        let mut names = distinct(names);
+        names.sort();
+        let width = names.iter().map(String::len).max().unwrap_or(0).max(7) + 1;
+        let mut out = format!("{:<width$}Version\n{} -------\n", "Package", "-".repeat(width - 1));
+        for (i, n) in names.iter().enumerate() {
+            out.push_str(&format!("{n:<width$}{}.{}.0\n", i % 7, i % 13));
+        }
+        let v = view_of(&["pip", "list"], &out, budget);
+        check_reachable(&names, &v, true)?;
+    }
+
+    /// git status: every file of every section is named, or under a directory
+    /// printed with its count.
+    #[test]
+    fn every_file_git_status_lists_is_reachable(
+        changed in prop::collection::vec(path(), 1..150),
+        untracked in prop::collection::vec(path(), 1..250),
+        budget in 512usize..4096,
+    ) {
+        let changed = distinct(changed);
+        // Each section under a top directory of its own, so a group's count is
+        // of one section's files.
+        let untracked: Vec<String> =
+            distinct(untracked).into_iter().map(|p| p.replacen("src/", "build/", 1)).collect();
+        let mut out = String::from("On branch main\nChanges not staged for commit:\n  (use \"git add <file>...\" to update what will be committed)\n\n");
+        for p in &changed {
+            out.push_str(&format!("\tmodified:   {p}\n"));
+        }
+        out.push_str("\nUntracked files:\n  (use \"git add <file>...\" to include in what will be committed)\n");
+        for p in &untracked {
+            out.push_str(&format!("\t{p}\n"));
+        }
+        out.push_str("\nno changes added to commit (use \"git add\" and/or \"git commit -a\")\n");
+        let v = view_of(&["git", "status"], &out, budget);
+        let all: Vec<String> = changed.into_iter().chain(untracked).collect();
+        check_reachable(&all, &v, true)?;
     }
 
     /// find: every path is named, or under a directory the view prints. (find

@@ -8,8 +8,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Found;
-use crate::digest::{Body, Digest, Entry};
+use crate::digest::{Body, Digest, Entry, List};
 use crate::doc::{Class, Doc, Stream};
+use crate::stages::shorten::Nouns;
 
 static COMMIT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^commit ([0-9a-f]{40})(?: \(.*\))?$").expect("compiles"));
@@ -259,11 +260,20 @@ fn status(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<u
         }
     }
     flush(&mut out, &section, &mut items);
+    // Cut, a section's files fold and group by directory: none is left out
+    // for a count alone.
     found.digests.push(Digest {
-        body: Body::Listing {
+        body: Body::List(List {
+            head: Vec::new(),
             template: None,
             entries: out,
-        },
+            nouns: Nouns {
+                item: ("file", "files"),
+                name: None,
+                sep: '/',
+            },
+            within: true,
+        }),
         ..Digest::of_lines(stream, range.start, range.end, Vec::new())
     });
 }

@@ -114,6 +114,7 @@ fn apt(texts: &[&str]) -> Option<Body> {
             name: None,
             sep: '-',
         },
+        within: false,
     }))
 }
 
@@ -178,9 +179,27 @@ fn table(texts: &[&str]) -> Option<Body> {
     } else {
         "  "
     };
-    let mut lines = vec![header.join(sep)];
-    lines.extend(rows.iter().map(|r| r.join(sep)));
-    Some(Body::Lines(lines))
+    // A row's first cell is its name (a package, a pod, a container): the
+    // entry's key, the rest of the row its one item, so a cut shortens rows
+    // before it leaves a name out.
+    let entries = rows
+        .iter()
+        .map(|r| Entry {
+            key: format!("{}{}", r[0], &sep[..sep.len() - 1]),
+            items: vec![r[1..].join(sep)],
+        })
+        .collect();
+    Some(Body::List(List {
+        head: vec![header.join(sep)],
+        template: None,
+        entries,
+        nouns: Nouns {
+            item: ("row", "rows"),
+            name: None,
+            sep: '-',
+        },
+        within: false,
+    }))
 }
 
 /// `-rw-r--r--`, `drwxr-xr-x`: the mode column `ls -l` starts every entry with.
@@ -465,6 +484,7 @@ fn grep(texts: &[&str], pattern: Option<&Regex>) -> Option<Body> {
             name: Some(("match", "matches")),
             sep: '/',
         },
+        within: false,
     }))
 }
 
@@ -505,6 +525,7 @@ fn paths(texts: &[&str]) -> Option<Body> {
             name: Some(("entry", "entries")),
             sep: '/',
         },
+        within: false,
     }))
 }
 
