@@ -76,6 +76,8 @@ pub enum Body {
     /// A heading per name (a file of a diff) and the lines under it. Cut to a
     /// budget, every heading stays before any line under one does.
     Sections(Vec<(String, Vec<String>)>),
+    /// A commit log: cut by commit, every commit named (see `history`).
+    History(crate::history::History),
 }
 
 /// The parts of [`Body::List`].
@@ -270,6 +272,14 @@ impl Digest {
     /// between two of its items and ends in `…`; the names left out are still in
     /// the raw region the marker names.
     pub fn lines_within(&self, doc: &Doc, detail: Detail, room: usize) -> (Vec<String>, usize) {
+        if let Body::History(h) = &self.body {
+            let max_lines = if detail == Detail::Head {
+                HEAD
+            } else {
+                usize::MAX
+            };
+            return h.lines_within(room, max_lines);
+        }
         let mut pieces = self.pieces(doc, detail);
         let mut whole: usize = pieces.iter().map(|p| p.len() + 1).sum();
         if detail == Detail::Full && matches!(self.body, Body::Findings(_)) {
@@ -331,6 +341,7 @@ impl Digest {
                 })
                 .collect(),
             Body::Redrawn(t) => vec![Piece::text(t.clone())],
+            Body::History(h) => h.lines().into_iter().map(Piece::text).collect(),
             Body::Listing { template, entries } => {
                 let mut l: Vec<Piece> = template
                     .iter()

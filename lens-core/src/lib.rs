@@ -44,6 +44,7 @@ pub mod config;
 pub mod digest;
 pub mod doc;
 pub mod handle;
+pub mod history;
 pub mod marker;
 pub mod par;
 pub mod render;

@@ -260,8 +260,9 @@ proptest! {
 }
 
 /// What a view must hold of a `git log -p` digest: every commit's short hash,
-/// author with address, date and subject, and every hunk it shows whole (the
-/// `@@ -a,b +c,d @@` line followed by exactly its b + d changed lines).
+/// author's address, date and subject on one line, and every hunk it shows whole (the
+/// `@@ -a,b +c,d @@` line followed by exactly its b + d changed lines) or as one
+/// line with its counts and raw lines.
 fn check_log_p(raw: &str, view: &str) {
     let lines: Vec<&str> = raw.lines().collect();
     let mut k = 0;
@@ -275,11 +276,10 @@ fn check_log_p(raw: &str, view: &str) {
                 .lines()
                 .find(|l| l.starts_with(&hash[..7]))
                 .unwrap_or_else(|| panic!("commit {hash} missing: {view}"));
-            // An author's address is printed at their first (newest) commit in
-            // the view; their later commits name them alone.
-            let (name, _) = author.split_once(" <").expect("an address");
-            assert!(line.contains(name), "{line}");
-            assert!(view.contains(author.trim()), "{author} never printed whole");
+            // Every commit says who wrote it by address (a short line drops
+            // the name, never the address).
+            let (_, address) = author.split_once(" <").expect("an address");
+            assert!(line.contains(&format!("<{address}")), "{line}");
             assert!(line.contains(subject), "{line}");
             assert!(line.contains(year), "{line}");
         }
@@ -302,6 +302,12 @@ fn check_log_p(raw: &str, view: &str) {
             parts.next().unwrap().trim_start_matches('+'),
         );
         let want = count(old) + count(new);
+        // A large hunk said in one line: its counts and the raw lines it spans.
+        if let Some((_, said)) = spec.split_once(" @@ ") {
+            let (adds, dels) = (count(new), count(old));
+            assert!(said.starts_with(&format!("+{adds} -{dels} (lines ")), "{l}");
+            continue;
+        }
         let got = shown[i + 1..]
             .iter()
             .take_while(|l| l.starts_with(['+', '-']) && !l.starts_with("[lens:"))
@@ -369,4 +375,113 @@ fn git_log_p_of_one_files_forty_commits_keeps_every_commit_and_whole_hunks() {
     let two = view_of("git log -p -- settings.py", &raw, 0, Level::Two);
     assert!(two.len() < raw.len());
     check_log_p(&raw, &two);
+}
+
+/// Runs git in `dir` with a fixed date and no user configuration.
+fn git_in(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_DATE", "2026-02-03T05:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-02-03T05:00:00Z")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `git log -p` of 40 commits to one file, each written by `change(c, body)`.
+fn forty_commit_log(
+    tag: &str,
+    subject: impl Fn(usize) -> String,
+    change: impl Fn(usize, &mut Vec<String>),
+) -> String {
+    let dir = std::env::temp_dir().join(format!("lens-views-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    git_in(&dir, &["init", "-q", "-b", "main"]);
+    let mut body: Vec<String> = (0..40).map(|i| format!("K{i} = {i}")).collect();
+    for c in 0..40 {
+        change(c, &mut body);
+        std::fs::write(dir.join("conf.py"), body.join("\n") + "\n").unwrap();
+        git_in(&dir, &["add", "conf.py"]);
+        let (name, mail) = [("Al", "al@x.io"), ("Bo", "bo@x.io"), ("Cy", "cy@x.io")][c % 3];
+        let (name, mail) = (format!("user.name={name}"), format!("user.email={mail}"));
+        git_in(
+            &dir,
+            &["-c", &name, "-c", &mail, "commit", "-q", "-m", &subject(c)],
+        );
+    }
+    let raw = git_in(&dir, &["log", "-p", "--", "conf.py"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    raw
+}
+
+#[test]
+fn a_forty_commit_log_p_keeps_every_commits_change_and_address_when_they_fit() {
+    // Commit 25 of 40 (the 15th printed, newest first) changes one value; commit
+    // 10 rewrites 36 lines; every other commit changes one line.
+    let raw = forty_commit_log(
+        "compact",
+        |c| format!("c{c}"),
+        |c, body| match c {
+            25 => body[7] = "K7 = 700".into(),
+            10 => {
+                for (i, l) in body.iter_mut().enumerate().take(38).skip(2) {
+                    *l = format!("K{i} = {i} # v2");
+                }
+            }
+            _ => body[c % 40] = format!("K{} = {}", c % 40, c + 100),
+        },
+    );
+    let two = view_of("git log -p -- conf.py", &raw, 0, Level::Two);
+    assert!(two.len() <= 4096, "{} bytes: {two}", two.len());
+    check_log_p(&raw, &two);
+    for (c, mail) in (0..40).map(|c| (c, ["al@x.io", "bo@x.io", "cy@x.io"][c % 3])) {
+        let line = two
+            .lines()
+            .find(|l| l.split(' ').nth(1) == Some(&format!("c{c}")))
+            .unwrap_or_else(|| panic!("c{c} missing: {two}"));
+        assert!(line.contains(&format!("<{mail}>")), "{line}");
+        assert!(line.contains("2026-02-03"), "{line}");
+    }
+    // The value change as -old/+new under its commit.
+    assert!(
+        two.contains(" c25 (") && two.contains("\n-K7 = 7 # v2\n+K7 = 700\n"),
+        "{two}"
+    );
+    // The large hunk: its counts, raw lines and first changed line.
+    let big = two
+        .lines()
+        .find(|l| l.starts_with("@@ -3,36 +3,36 @@ +36 -36 (lines "))
+        .unwrap_or_else(|| panic!("no compact hunk: {two}"));
+    assert!(big.ends_with("): -K2 = 102"), "{big}");
+    assert!(!two.contains("+K20 = 20 # v2"), "{two}");
+}
+
+#[test]
+fn a_log_p_too_long_for_its_commits_lines_groups_the_oldest_with_their_hashes() {
+    let raw = forty_commit_log(
+        "grouped",
+        |c| format!("Commit {c} with a subject long enough that forty of them pass the budget"),
+        |c, body| body[c % 40] = format!("K{} = {}", c % 40, c + 100),
+    );
+    let two = view_of("git log -p -- conf.py", &raw, 0, Level::Two);
+    assert!(two.len() <= 4096, "{} bytes: {two}", two.len());
+    let group = two
+        .lines()
+        .find(|l| l.starts_with("… ") && l.contains(" commits (lines "))
+        .unwrap_or_else(|| panic!("no group: {two}"));
+    // Every commit is named: by its line, or by its hash in the group.
+    for l in raw.lines().filter_map(|l| l.strip_prefix("commit ")) {
+        assert!(two.contains(&l[..7]), "{} missing: {two}", &l[..7]);
+    }
+    assert!(group.contains("; +"), "{group}");
+    assert!(two.lines().next().unwrap().contains(" unlisted="), "{two}");
 }

@@ -166,6 +166,7 @@ pub fn apply(doc: &mut Doc, budget: usize) {
         let findings = &doc.findings;
         digests.retain(|d| match &d.body {
             Body::Sections(_) => false,
+            Body::History(h) => h.commits.iter().all(|c| c.patch.is_empty()),
             Body::Findings(_) => !findings
                 .iter()
                 .any(|f| f.start >= d.start && f.end <= d.end && f.end > f.head + 1),

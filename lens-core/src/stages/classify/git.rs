@@ -11,6 +11,7 @@ use super::Found;
 use crate::digest::{Body, Digest, Entry, List};
 use crate::doc::{Class, Doc, Stream};
 use crate::stages::shorten::Nouns;
+use crate::history::{Commit, History, Part};
 
 static COMMIT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^commit ([0-9a-f]{40})(?: \(.*\))?$").expect("compiles"));
@@ -62,9 +63,6 @@ fn is_stat_summary(t: &str) -> bool {
     })
 }
 
-/// A commit's line, and under it its patch's sections (none without -p).
-type Commit = (String, Vec<(String, Vec<String>)>);
-
 /// One `--stat` file line: ` src/a.rs | 4 ++--` (or `Bin 0 -> 12 bytes`): the path.
 fn stat_file(t: &str) -> Option<&str> {
     let (path, rest) = t.strip_prefix(' ')?.split_once(" | ")?;
@@ -74,27 +72,24 @@ fn stat_file(t: &str) -> Option<&str> {
         .filter(|p| !p.is_empty())
 }
 
-/// One line per commit: hash, subject, author and date; with `--stat`, the totals
-/// and every file it lists; with `-p`, the patch follows its commit as -U0 hunks
-/// (every file and changed line, with exact numbers), so the digest is sections.
+/// One entry per commit: hash, subject, author with address, date; with
+/// `--stat`, the totals and every file it lists; with `-p`, its patch as -U0
+/// hunks (every file and changed line, with exact numbers). `history` cuts it
+/// by commit.
 fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usize>) {
     let mut commits: Vec<Commit> = Vec::new();
-    // Each author's address is printed at their first commit (the newest);
-    // their later ones name them alone, which the first one resolves.
-    let mut addresses: std::collections::HashMap<String, String> = Default::default();
-    // The files `--stat` lists under each commit.
-    let mut stat_files: Vec<Vec<String>> = Vec::new();
     let mut i = range.start;
     let mut end = range.start;
     while i < range.end {
         let Some(c) = COMMIT.captures(&doc.lines[i].text) else {
             break;
         };
-        let hash = c[1][..7].to_string();
-        let (mut author, mut date, mut subject) = (String::new(), String::new(), String::new());
-        // --stat's closing line and files, or where a -p patch starts.
-        let mut changes = String::new();
-        let mut files: Vec<String> = Vec::new();
+        let mut commit = Commit {
+            hash: c[1][..7].to_string(),
+            ..Commit::default()
+        };
+        let first = doc.lines[i].no;
+        // Where a -p patch starts.
         let mut patch_from: Option<usize> = None;
         i += 1;
         while i < range.end && !is_commit(&doc.lines[i].text) {
@@ -102,18 +97,17 @@ fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usiz
             if patch_from.is_some() {
                 // Inside a -p patch: everything up to the next commit is the patch.
             } else if let Some(a) = t.strip_prefix("Author: ") {
-                // The name with its address: the address says who it is.
-                author = a.trim().to_string();
+                commit.author = a.trim().to_string();
             } else if let Some(d) = t.strip_prefix("Date: ") {
-                date = short_date(d);
-            } else if subject.is_empty() && t.starts_with("    ") && !t.trim().is_empty() {
-                subject = t.trim().to_string();
+                commit.date = short_date(d);
+            } else if commit.subject.is_empty() && t.starts_with("    ") && !t.trim().is_empty() {
+                commit.subject = t.trim().to_string();
             } else if t.starts_with("diff --git ") {
                 patch_from = Some(i);
             } else if is_stat_summary(t) {
-                changes = t.trim().to_string();
+                commit.stat = t.trim().to_string();
             } else if let Some(f) = stat_file(t).filter(|_| !t.starts_with("    ")) {
-                files.push(f.to_string());
+                commit.files.push(f.to_string());
             } else if !t.starts_with(' ') && !t.trim().is_empty() && !t.starts_with("Merge: ") {
                 // Not a commit's line any more: stop the digest here.
                 break;
@@ -121,88 +115,47 @@ fn log(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usiz
             i += 1;
         }
         end = i;
-        let author = match author.split_once(" <") {
-            Some((name, mail)) => match addresses.get(name) {
-                Some(known) if known == mail => name.to_string(),
-                Some(_) => author.clone(),
-                None => {
-                    addresses.insert(name.to_string(), mail.to_string());
-                    author.clone()
-                }
-            },
-            None => author.clone(),
-        };
-        let line = if changes.is_empty() {
-            format!("{hash} {subject} ({author}, {date})")
-        } else {
-            format!("{hash} {subject} ({author}, {date}; {changes})")
-        };
-        let patch = patch_from.map_or_else(Vec::new, |from| diff_sections(doc, from..i));
-        commits.push((line, patch));
-        stat_files.push(files);
+        commit.lines = (first, doc.lines[i - 1].no);
+        if let Some(from) = patch_from {
+            commit.patch = diff_parts(doc, from..i);
+        }
+        commits.push(commit);
         if i < range.end && !is_commit(&doc.lines[i].text) {
             break;
         }
     }
-    if commits.len() < 2 && commits.iter().all(|(_, p)| p.is_empty()) {
+    if commits.len() < 2 && commits.iter().all(|c| c.patch.is_empty()) {
         return;
     }
-    if commits.iter().all(|(_, p)| p.is_empty()) {
-        // A commit's line is an entry's key and its files are the items: a cut
-        // keeps every commit before any file.
-        let entries = commits
-            .into_iter()
-            .zip(stat_files)
-            .map(|((line, _), files)| Entry {
-                key: if files.is_empty() {
-                    line
-                } else {
-                    format!("{line}:")
-                },
-                items: files,
+    // A file's heading is printed once when every commit changes that one file
+    // alone (`git log -p -- path`).
+    let files = |c: &Commit| -> Vec<String> {
+        c.patch
+            .iter()
+            .filter_map(|p| match p {
+                Part::File(f) => Some(f.clone()),
+                _ => None,
             })
-            .collect();
-        found.digests.push(Digest {
-            body: Body::Listing {
-                template: None,
-                entries,
-            },
-            ..Digest::of_lines(stream, range.start, end, Vec::new())
-        });
-        return;
-    }
-    // With -p, a commit's --stat files are on its line.
-    for ((line, _), files) in commits.iter_mut().zip(&stat_files) {
-        if !files.is_empty() {
-            line.insert_str(line.len() - 1, &format!(": {}", files.join(", ")));
-        }
-    }
-    // With patches: each commit's line is a heading (a cut keeps every one before
-    // any hunk), then its files. A file's heading is printed once when every
-    // commit changes that one file alone (`git log -p -- path`).
+            .collect()
+    };
     let one_file = commits
         .iter()
-        .filter(|(_, p)| !p.is_empty())
-        .map(|(_, p)| (p.len() == 1).then(|| p[0].0.clone()))
+        .filter(|c| !c.patch.is_empty())
+        .map(|c| {
+            let f = files(c);
+            (f.len() == 1).then(|| f[0].clone())
+        })
         .reduce(|a, b| if a == b { a } else { None })
         .flatten();
-    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    let mut prefix = Vec::new();
     if let Some(file) = &one_file {
-        sections.push((format!("{file} (every commit below)"), Vec::new()));
-    }
-    for (line, patch) in commits {
-        sections.push((line, Vec::new()));
-        match &one_file {
-            Some(_) => {
-                for (_, lines) in patch {
-                    sections.last_mut().expect("a commit").1.extend(lines);
-                }
-            }
-            None => sections.extend(patch),
+        prefix.push(format!("{file} (every commit below)"));
+        for c in &mut commits {
+            c.patch.retain(|p| !matches!(p, Part::File(_)));
         }
     }
     found.digests.push(Digest {
-        body: Body::Sections(sections),
+        body: Body::History(History { prefix, commits }),
         ..Digest::of_lines(stream, range.start, end, Vec::new())
     });
 }
@@ -289,14 +242,39 @@ fn diff(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<usi
 
 /// A patch as sections: one per file, its heading, then its changes as -U0 hunks.
 fn diff_sections(doc: &Doc, range: std::ops::Range<usize>) -> Vec<(String, Vec<String>)> {
-    // One section per file: its heading, then its changes as -U0 hunks.
     let mut sections: Vec<(String, Vec<String>)> = Vec::new();
     let mut out = Vec::new();
+    for p in diff_parts(doc, range) {
+        match p {
+            Part::File(h) => {
+                close_section(&mut sections, &mut out);
+                sections.push((h, Vec::new()));
+            }
+            Part::Note(l) => out.push(l),
+            Part::Hunk { header, lines, .. } => {
+                out.push(header);
+                out.extend(lines);
+            }
+        }
+    }
+    close_section(&mut sections, &mut out);
+    sections
+}
+
+/// A patch as parts: each file's heading, its notes as printed, and its changes
+/// as -U0 hunks with the raw lines they span.
+fn diff_parts(doc: &Doc, range: std::ops::Range<usize>) -> Vec<Part> {
+    let mut out = Vec::new();
     let (mut old, mut new) = (0u32, 0u32);
-    // The pending run of changed lines: where it starts in old and new, and its lines.
+    // The pending run of changed lines: where it starts in old and new, its
+    // lines, and the raw lines it spans.
     let mut run: Vec<String> = Vec::new();
     let (mut run_old, mut run_new, mut dels, mut adds) = (0u32, 0u32, 0u32, 0u32);
-    let flush = |out: &mut Vec<String>, run: &mut Vec<String>, o: u32, n: u32, d: u32, a: u32| {
+    let mut at = (0u32, 0u32);
+    let flush = |out: &mut Vec<Part>,
+                 run: &mut Vec<String>,
+                 (o, n, d, a): (u32, u32, u32, u32),
+                 at: (u32, u32)| {
         if run.is_empty() {
             return;
         }
@@ -304,32 +282,32 @@ fn diff_sections(doc: &Doc, range: std::ops::Range<usize>) -> Vec<(String, Vec<S
         // 0 for a file that is new or deleted (`@@ -0,0 +1,3 @@`).
         let o = if d == 0 { o.saturating_sub(1) } else { o };
         let n = if a == 0 { n.saturating_sub(1) } else { n };
-        out.push(format!("@@ -{o},{d} +{n},{a} @@"));
-        out.append(run);
+        out.push(Part::Hunk {
+            header: format!("@@ -{o},{d} +{n},{a} @@"),
+            lines: std::mem::take(run),
+            at,
+        });
     };
     for i in range.clone() {
         let t = doc.lines[i].text.to_string();
+        let pending = (run_old, run_new, dels, adds);
         if let Some(rest) = t.strip_prefix("diff --git ") {
-            flush(&mut out, &mut run, run_old, run_new, dels, adds);
-            close_section(&mut sections, &mut out);
+            flush(&mut out, &mut run, pending, at);
             let mut parts = rest.split(' ');
             let (a, b) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
             let (a, b) = (
                 a.strip_prefix("a/").unwrap_or(a),
                 b.strip_prefix("b/").unwrap_or(b),
             );
-            sections.push((
-                if a == b {
-                    format!("diff {a}")
-                } else {
-                    format!("diff {a} -> {b}")
-                },
-                Vec::new(),
-            ));
+            out.push(Part::File(if a == b {
+                format!("diff {a}")
+            } else {
+                format!("diff {a} -> {b}")
+            }));
             continue;
         }
         if let Some(c) = HUNK.captures(&t) {
-            flush(&mut out, &mut run, run_old, run_new, dels, adds);
+            flush(&mut out, &mut run, pending, at);
             old = c[1].parse().unwrap_or(0);
             new = c[3].parse().unwrap_or(0);
             continue;
@@ -341,7 +319,9 @@ fn diff_sections(doc: &Doc, range: std::ops::Range<usize>) -> Vec<(String, Vec<S
             Some(b'+') | Some(b'-') => {
                 if run.is_empty() {
                     (run_old, run_new, dels, adds) = (old, new, 0, 0);
+                    at.0 = doc.lines[i].no;
                 }
+                at.1 = doc.lines[i].no;
                 if t.starts_with('+') {
                     adds += 1;
                     new += 1;
@@ -352,22 +332,21 @@ fn diff_sections(doc: &Doc, range: std::ops::Range<usize>) -> Vec<(String, Vec<S
                 run.push(t);
             }
             Some(b' ') | None => {
-                flush(&mut out, &mut run, run_old, run_new, dels, adds);
+                flush(&mut out, &mut run, pending, at);
                 old += 1;
                 new += 1;
             }
             // `\ No newline at end of file`, mode lines, binary notices: as printed.
             _ => {
-                flush(&mut out, &mut run, run_old, run_new, dels, adds);
+                flush(&mut out, &mut run, pending, at);
                 if doc.lines[i].class != Class::Blank {
-                    out.push(t);
+                    out.push(Part::Note(t));
                 }
             }
         }
     }
-    flush(&mut out, &mut run, run_old, run_new, dels, adds);
-    close_section(&mut sections, &mut out);
-    sections
+    flush(&mut out, &mut run, (run_old, run_new, dels, adds), at);
+    out
 }
 
 /// A refactor applied alike in many files prints the same hunks again and again;
@@ -504,6 +483,44 @@ mod tests {
                 "+c",
                 "4f550af Document the release process (Chen Wei <chen@example.com>, 2026-02-02)",
             ]
+        );
+    }
+
+    #[test]
+    fn a_recorded_forty_commit_log_p_keeps_every_address_and_the_value_change() {
+        // `git log -p -- billing/payouts.py`, recorded for the compare table.
+        let raw = include_str!("../../../../cases/git-log-p/recording/000.stdout");
+        let argv: Vec<String> = ["git", "log", "-p", "--", "billing/payouts.py"]
+            .map(String::from)
+            .to_vec();
+        let req = crate::Request {
+            argv: &argv,
+            stdout: raw.as_bytes(),
+            stderr: b"",
+            exit: 0,
+        };
+        let opts = crate::Options::new(crate::Level::Two, crate::Handle::parse("0a1b2c3d"));
+        let v = crate::view(&req, &opts);
+        let text = String::from_utf8_lossy(&v.stdout);
+        assert!(text.len() <= opts.budget, "{text}");
+        let lines: Vec<&str> = raw.lines().collect();
+        for (k, l) in lines.iter().enumerate() {
+            let Some(hash) = l.strip_prefix("commit ") else {
+                continue;
+            };
+            let address = lines[k + 1].split_once(" <").expect("an address").1;
+            let subject = lines[k + 4].trim();
+            let line = text
+                .lines()
+                .find(|v| v.starts_with(&hash[..7]))
+                .unwrap_or_else(|| panic!("{hash} missing: {text}"));
+            assert!(line.contains(&format!("<{address}")), "{line}");
+            assert!(line.contains(subject), "{line}");
+        }
+        // The commit the task asked about: its subject does not say so, its hunk does.
+        assert!(
+            text.contains("\n-PAYOUT_RETRY_LIMIT = 3\n+PAYOUT_RETRY_LIMIT = 5\n"),
+            "{text}"
         );
     }
 
