@@ -42,7 +42,7 @@ static GO: LazyLock<Regex> = LazyLock::new(|| {
         .expect("compiles")
 });
 static MARKS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*(?:(✓|✔|√)|(✗|✕|✖|×)|(↓|○)) (.+?)(?: \(\d+(?:\.\d+)? ?m?s\))?$")
+    Regex::new(r"^\s*(?:(✓|✔|√)|(✗|✕|✖|✘|×)|(↓|○)) (.+?)( \(\d+(?:\.\d+)? ?m?s\))?$")
         .expect("compiles")
 });
 /// go test's line for a package, and its bare `PASS`/`FAIL` before it.
@@ -71,7 +71,7 @@ fn outcome(text: &str, colon: bool) -> Option<Outcome> {
     let t = text.trim_start();
     // Every mark is outside ASCII: an ASCII first byte settles it.
     let mark = t.as_bytes().first().is_some_and(|&b| b >= 0x80)
-        && t.chars().next().is_some_and(|c| "✓✔√✗✕✖×↓○".contains(c));
+        && t.chars().next().is_some_and(|c| "✓✔√✗✕✖✘×↓○".contains(c));
     let first = first_word(text);
     if text.starts_with("        ")
         || text.starts_with("    ") && colon && t.contains("_test.go:") && GO_LOG.is_match(text)
@@ -143,7 +143,8 @@ fn outcome(text: &str, colon: bool) -> Option<Outcome> {
         });
     }
     if let Some(c) = MARKS.captures(text) {
-        if is_ci_job(&c[4]) {
+        // A test runner's own time is in parentheses (`(3 ms)`); a job's is bare.
+        if is_ci_job(&c[4]) || c.get(5).is_none() && ends_in_job_time(&c[4]) {
             return None;
         }
         return Some(if c.get(1).is_some() {
@@ -176,6 +177,20 @@ fn is_ci_job(name: &str) -> bool {
                 .bytes()
                 .all(|c| c.is_ascii_digit() || b"hms".contains(&c))
     })
+}
+
+/// A job line of a CI run's summary (`✓ lint 4s`, `✗ test (3.1) 1m3s`): its
+/// name ends in a time of seconds, minutes or hours. A test runner's times are
+/// in milliseconds (vitest's `× rounds half up 11ms`) or in parentheses.
+fn ends_in_job_time(name: &str) -> bool {
+    let took = name.trim_end().rsplit(' ').next().unwrap_or("");
+    name.trim_end().contains(' ')
+        && took.starts_with(|c: char| c.is_ascii_digit())
+        && took.ends_with(['s', 'm', 'h'])
+        && !took.ends_with("ms")
+        && took
+            .bytes()
+            .all(|c| c.is_ascii_digit() || b".hms".contains(&c))
 }
 
 /// Runs shorter than this stay as printed.
@@ -375,8 +390,39 @@ mod tests {
         let checks = "✓  lint   32s  https://github.com/o/r/actions/runs/1/job/111\n✓  build  1m2s  https://github.com/o/r/actions/runs/1/job/112\n✓  test   2m14s  https://github.com/o/r/actions/runs/1/job/113\n✓  docs   41s  https://github.com/o/r/actions/runs/1/job/115\n";
         assert!(digest(checks).is_empty(), "{:?}", digest(checks));
         // A test named like a job is still a test.
+        assert!(!ends_in_job_time("rounds half up 11ms"));
+        assert!(!ends_in_job_time("test/money.test.js (12 tests) 4ms"));
         assert!(!is_ci_job("logs in as admin"));
         assert!(!is_ci_job("adds (3 ms)"));
+    }
+
+    #[test]
+    fn a_ci_job_summary_with_a_failed_job_is_not_a_passing_test_run() {
+        // A workflow's jobs as a runner's summary prints them, then the failed
+        // job's log.
+        let run = "CI #418 · push · main\n\
+✓ lint 4s\n\
+✓ typecheck 12s\n\
+✓ test (3.11) 1m2s\n\
+✗ test (3.12) 58s\n\
+✓ build 31s\n\
+✓ docs 9s\n\
+\n\
+test (3.12)\n\
+  FAILED tests/test_money.py::test_round_half_up - assert 1.0 == 2.0\n\
+  1 failed, 211 passed in 41.20s\n\
+  Error: Process completed with exit code 1.\n";
+        // gh prints a failed job's mark as `X` where it cannot print `✗`.
+        for run in [run.to_string(), run.replace("✗ test", "X test")] {
+            let found = digest(&run);
+            assert!(
+                found.iter().all(|(_, _, d)| !d.contains("tests:")),
+                "{found:?}"
+            );
+        }
+        // A failing test marked ✘ is a failure.
+        let ava = "  ✔ adds\n  ✔ subtracts\n  ✘ divides\n  ✔ multiplies\n";
+        assert_eq!(digest(ava)[0].2, "4 tests: 3 passed, failed: divides");
     }
 
     fn digest(text: &str) -> Vec<(usize, usize, String)> {
