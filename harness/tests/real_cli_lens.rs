@@ -15,7 +15,8 @@ use std::process::Command;
 
 use agents_ready::available;
 use harness::agent_cli::{AgentCli, RunOutcome, RunSpec};
-use harness::model_server::Script;
+use harness::model_server::{Action, Script, Turn};
+use regex::Regex;
 
 /// The commands every session runs, in order. The `touch` lines leave a file
 /// behind when they run; the rules of each session decide which may.
@@ -149,6 +150,16 @@ impl Arm {
         env: &[(&str, &str)],
     ) -> RunOutcome {
         let script = Script::commands(commands.iter().map(|c| c.to_string()).collect(), "Done.");
+        self.run_script(cli, script, args, env)
+    }
+
+    fn run_script(
+        &self,
+        cli: AgentCli,
+        script: Script,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> RunOutcome {
         let mut spec = RunSpec::new("Run the commands.", script, &self.home(), &self.project())
             .args(args.iter().copied());
         for (k, v) in env {
@@ -608,4 +619,182 @@ fn hooked_codex_and_gemini_persist_the_view_the_model_read() {
         assert_eq!(r.raw_bytes, printed as u64, "{}", cli.name());
         assert!(r.view_bytes * 10 < r.raw_bytes, "{r:?}");
     }
+}
+
+/// 1,000 lines of 55 bytes (under the 64 KiB Codex keeps of an output whole):
+/// a view hides most of them, and 300 of them (16.5 KB) are more than Codex
+/// hands the model of a result uncut (10 KB) and less than Claude Code, Gemini
+/// CLI and OpenCode do.
+const STEPS: &str = "seq -f 'build step %05g: compiling module with flags -O2 -Wall' 1 1000";
+
+/// Line `n` of [`STEPS`].
+fn step(n: u64) -> String {
+    format!("build step {n:05}: compiling module with flags -O2 -Wall")
+}
+
+/// The handle and a range of 300 lines the view's first long elided region
+/// hides, as a model reading the marker picks it.
+fn hidden_range(view: &str) -> Option<(String, u64, u64)> {
+    let marker =
+        Regex::new(r"\[lens: elided stdout (\d+)-(\d+) \([^\n]*handle=([0-9a-f]{8})\]").unwrap();
+    let found = marker.captures_iter(view).find_map(|c| {
+        let (a, b): (u64, u64) = (c[1].parse().ok()?, c[2].parse().ok()?);
+        (b >= a + 400).then(|| (c[3].to_string(), a + 50, a + 349))
+    });
+    found
+}
+
+/// The model: runs [`STEPS`], then `lens show H --lines A-B` of a range the
+/// marker in what came back hides, then stops.
+fn fetching_model() -> Script {
+    Script::custom(|turn: &Turn| {
+        let text = |t: &str| Action::Text { text: t.into() };
+        match turn.calls_made {
+            0 => Action::Shell {
+                command: STEPS.into(),
+            },
+            1 => match turn
+                .tool_results
+                .first()
+                .and_then(|r| hidden_range(&r.text))
+            {
+                Some((h, a, b)) => Action::Shell {
+                    command: format!("lens show {h} --lines {a}-{b}"),
+                },
+                None => text("No Lens view came back."),
+            },
+            _ => text("Done."),
+        }
+    })
+}
+
+/// The handles of the runs in a store.
+fn stored_runs(store: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(store)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.len() == 8 && n.bytes().all(|b| b.is_ascii_hexdigit()))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// What a `lens show H --lines A-B` the model ran came back as: the raw lines
+/// A-B, or (where the agent shows less than that uncut) lines A-L then the
+/// page marker naming H and lines L+1-B; never another handle, a digest or an
+/// elision. Returns L.
+fn fetched(cli: AgentCli, text: &str, h: &str, (a, b): (u64, u64)) -> u64 {
+    let name = cli.name();
+    for c in Regex::new(r"handle=([0-9a-f]{8})")
+        .unwrap()
+        .captures_iter(text)
+    {
+        assert_eq!(&c[1], h, "{name}: another handle in the fetch:\n{text}");
+    }
+    assert!(
+        !text.contains("[lens: elided")
+            && !text.contains("[lens: view")
+            && !text.contains("digest="),
+        "{name}: the fetch was filtered again:\n{text}"
+    );
+    let lines = |to: u64| (a..=to).map(step).collect::<Vec<_>>().join("\n");
+    if text.contains(&lines(b)) {
+        assert!(
+            !text.contains(&step(b + 1)),
+            "{name}: more than asked:\n{text}"
+        );
+        return b;
+    }
+    let page = Regex::new(
+        r"\[lens: shown stdout (\d+)-(\d+) of \d+ \(lines (\d+)-(\d+) not shown\) handle=([0-9a-f]{8})\]",
+    )
+    .unwrap();
+    let c = page
+        .captures(text)
+        .unwrap_or_else(|| panic!("{name}: neither lines {a}-{b} nor a page of them:\n{text}"));
+    let n = |i: usize| c[i].parse::<u64>().unwrap();
+    let last = n(2);
+    assert_eq!((n(1), n(3), n(4)), (a, last + 1, b), "{name}: {}", &c[0]);
+    assert!(last >= a + 9, "{name}: a page of {} lines", last + 1 - a);
+    assert!(
+        text.contains(&format!("{}\n{}", lines(last), &c[0])),
+        "{name}: the page is not lines {a}-{last} then its marker:\n{text}"
+    );
+    last
+}
+
+/// One session: a big output reaches the model as Lens's view, the model
+/// fetches 300 lines the view hid with `lens show`, and receives exactly those
+/// lines (or a page of them under the same handle); the store gains no run.
+fn model_fetches_hidden_lines(cli: AgentCli, args: &[&str], env: &[(&str, &str)]) {
+    if !available(cli) {
+        return;
+    }
+    let arm = Arm::new(cli, "fetch", true);
+    arm.install(cli);
+    // Where the user installed Lens, as their login shell finds it (Codex runs
+    // the model's commands through `bash -lc`, and /etc/profile sets PATH anew).
+    let bin = lens_bin::lens_binary()
+        .parent()
+        .unwrap()
+        .display()
+        .to_string();
+    arm.write("home/.profile", &format!("export PATH=\"{bin}:$PATH\"\n"));
+    let out = arm.run_script(cli, fetching_model(), args, env);
+    let r = out.tool_results();
+    assert_eq!(r.len(), 2, "{}: {}", cli.name(), out.describe());
+    let view = &r[0].text;
+    assert!(
+        view.contains("[lens: view of 1000 lines"),
+        "{}: the first result is not a view:\n{view}",
+        cli.name()
+    );
+    let (h, a, b) = hidden_range(view).unwrap();
+    let last = fetched(cli, &r[1].text, &h, (a, b));
+    eprintln!(
+        "{}: view {} B; lens show {h} --lines {a}-{b}: {} B, lines {a}-{last}",
+        cli.name(),
+        view.len(),
+        r[1].text.len()
+    );
+    assert_eq!(
+        stored_runs(&arm.root.join("lens/store")),
+        [h],
+        "{}: the fetch stored a run",
+        cli.name()
+    );
+}
+
+#[test]
+fn claude_model_fetches_hidden_lines_with_lens_show() {
+    // Default mode: the allow rule `lens init` adds lets `lens show` run.
+    model_fetches_hidden_lines(AgentCli::Claude, &["--allowedTools", "Bash(seq:*)"], &[]);
+}
+
+#[test]
+fn codex_model_fetches_hidden_lines_with_lens_show() {
+    model_fetches_hidden_lines(
+        AgentCli::Codex,
+        &[
+            "-s",
+            "workspace-write",
+            "-c",
+            "approval_policy=\"never\"",
+            "--dangerously-bypass-hook-trust",
+        ],
+        &[],
+    );
+}
+
+#[test]
+fn gemini_model_fetches_hidden_lines_with_lens_show() {
+    model_fetches_hidden_lines(AgentCli::Gemini, &["--approval-mode", "yolo"], &[]);
+}
+
+#[test]
+fn opencode_model_fetches_hidden_lines_with_lens_show() {
+    model_fetches_hidden_lines(AgentCli::Opencode, &[], &[]);
 }
