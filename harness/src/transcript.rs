@@ -777,8 +777,9 @@ fn gemini_chat(text: &str, t: &mut Transcript) {
             let Some(command) = call["args"]["command"].as_str() else {
                 continue;
             };
-            // `Output: …` then `Exit Code: N` and the like, as the model read it.
-            let (output, exit) = lens_cli::agents::gemini::split_result(&body)
+            // `Output: …` then `Exit Code: N` and the like, as the model read it
+            // (the recording keeps no display to split it exactly by).
+            let (output, exit) = lens_cli::agents::gemini::split_result(&body, None, None)
                 .unwrap_or_else(|| (body.clone(), None));
             t.shell.push(ShellCall {
                 command: command.to_string(),

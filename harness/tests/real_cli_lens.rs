@@ -798,3 +798,33 @@ fn gemini_model_fetches_hidden_lines_with_lens_show() {
 fn opencode_model_fetches_hidden_lines_with_lens_show() {
     model_fetches_hidden_lines(AgentCli::Opencode, &[], &[]);
 }
+
+// Gemini CLI 0.61.0 appends `Exit Code: 1` and `Process Group PGID: N` to a
+// failing command's output; the output's own last line, which begins `Error:`
+// here, is the output's, and reaches the model and the store (issue #30.4).
+#[test]
+fn gemini_keeps_an_error_on_the_last_line() {
+    let cli = AgentCli::Gemini;
+    if !available(cli) {
+        return;
+    }
+    let failing = "seq 1 3000; echo 'Error: INSTALLATION FAILED: x'; exit 1";
+    let arm = Arm::new(cli, "error-line", true);
+    arm.install(cli);
+    let out = arm.run(cli, &[failing], &["--approval-mode", "yolo"], &[]);
+    let r = out.tool_results();
+    assert_eq!(r.len(), 1, "{}", out.describe());
+    let view = &r[0].text;
+    let h = handle(view).unwrap_or_else(|| panic!("not a view:\n{view}"));
+    assert!(
+        view.contains("3000\nError: INSTALLATION FAILED: x\nExit Code: 1"),
+        "{view}"
+    );
+    let shown = String::from_utf8(arm.lens(&["show", &h]).stdout).unwrap();
+    assert!(
+        shown.ends_with("3000\nError: INSTALLATION FAILED: x\n")
+            || shown.ends_with("3000\nError: INSTALLATION FAILED: x"),
+        "{}",
+        &shown[shown.len().saturating_sub(200)..]
+    );
+}
