@@ -828,3 +828,52 @@ fn gemini_keeps_an_error_on_the_last_line() {
         &shown[shown.len().saturating_sub(200)..]
     );
 }
+
+// Gemini CLI 0.61.0 where the user took `read_file` away (a project's
+// `tools.exclude`) or denies it (a `--policy` file): the answer's `read_file`
+// call would come back `Tool "read_file" not found`, so the hook answers
+// nothing and the model reads Gemini's own output, as without Lens; the log
+// says why (issue #30.3).
+#[test]
+fn gemini_without_read_file_keeps_its_own_output() {
+    const DENY: &str = "[[rule]]\ntoolName = \"read_file\"\ndecision = \"deny\"\npriority = 900\n";
+    let cases: [(&str, &str, &str, &[&str], &str); 2] = [
+        (
+            "exclude",
+            "project/.gemini/settings.json",
+            "{\"tools\": {\"exclude\": [\"read_file\"]}}\n",
+            &["--approval-mode", "yolo"],
+            "gemini-read-file-excluded",
+        ),
+        (
+            "policy-flag",
+            "deny-read.toml",
+            DENY,
+            &["--approval-mode", "yolo", "--policy", "../deny-read.toml"],
+            "gemini-read-file-policy",
+        ),
+    ];
+    for (case, rel, text, args, why) in cases {
+        let Some((lens, arm)) = check(
+            AgentCli::Gemini,
+            case,
+            &[BIG],
+            |a| a.write(rel, text),
+            args,
+            &[],
+            Expect {
+                refused: &[],
+                views: &[],
+            },
+        ) else {
+            return;
+        };
+        assert!(
+            lens[0].contains("src/handler_219.rs") && !lens[0].contains("not found"),
+            "{case}: {}",
+            lens[0]
+        );
+        let log = std::fs::read_to_string(arm.root.join("lens/log/runs.jsonl")).unwrap();
+        assert!(log.contains(why), "{case}: {log}");
+    }
+}

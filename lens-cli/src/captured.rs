@@ -88,6 +88,9 @@ pub enum Raw {
     Lens,
     /// The output fits in the budget the view would have.
     UnderBudget,
+    /// The agent might not let the model read the answer: the word says why
+    /// (see [`crate::agents::cannot_answer`]).
+    AgentRefuses(&'static str),
 }
 
 impl Raw {
@@ -102,6 +105,7 @@ impl Raw {
             Raw::Partial => "agent-kept-a-part",
             Raw::Lens => "lens-own",
             Raw::UnderBudget => "under-budget",
+            Raw::AgentRefuses(why) => why,
         }
     }
 }

@@ -43,9 +43,19 @@ pub(crate) fn cmd(agent: Agent) -> i32 {
     let event: Option<Value> = read.then(|| serde_json::from_slice(&input).ok()).flatten();
     let captured = event.as_ref().and_then(|e| agents::read_event(agent, e));
     let mut diagnostics = Vec::new();
-    let outcome = captured
+    // Where the agent might refuse what the answer asks of it, the model
+    // would lose the output: its own result stands, and nothing is stored.
+    let refused = event
         .as_ref()
-        .map(|c| (c, captured::filter(c, &mut diagnostics)));
+        .filter(|_| captured.is_some())
+        .and_then(|e| agents::cannot_answer(agent, e));
+    let outcome = captured.as_ref().map(|c| {
+        let result = match refused {
+            Some(why) => Err(captured::Raw::AgentRefuses(why)),
+            None => captured::filter(c, &mut diagnostics),
+        };
+        (c, result)
+    });
     let answer = match (&event, &outcome) {
         (Some(e), Some((_, Ok(view)))) => agents::answer(agent, e, view),
         _ => None,

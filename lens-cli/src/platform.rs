@@ -915,6 +915,40 @@ pub fn keep_owner(like: &std::fs::Metadata, path: &Path) {
 #[cfg(not(unix))]
 pub fn keep_owner(_like: &std::fs::Metadata, _path: &Path) {}
 
+/// The command lines of this process's ancestors, its parent first, at most
+/// `depth` of them (init is not one). `None` where the system does not say:
+/// only Linux's /proc is read.
+#[cfg(target_os = "linux")]
+pub fn ancestor_command_lines(depth: usize) -> Option<Vec<Vec<String>>> {
+    let mut pid = std::os::unix::process::parent_id();
+    let mut lines = Vec::new();
+    while pid > 1 && lines.len() < depth {
+        let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        let raw = raw.strip_suffix(&[0]).unwrap_or(&raw);
+        lines.push(
+            raw.split(|b| *b == 0)
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect(),
+        );
+        // `pid (comm) state ppid …`, where comm may hold spaces and parentheses.
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        pid = stat
+            .rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()?;
+    }
+    Some(lines)
+}
+
+/// The command lines of this process's ancestors: not known here.
+#[cfg(not(target_os = "linux"))]
+pub fn ancestor_command_lines(_depth: usize) -> Option<Vec<Vec<String>>> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -980,5 +1014,14 @@ mod tests {
         assert!(try_lock(&second).unwrap());
         drop(second);
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_parents_command_line_is_read() {
+        let lines = ancestor_command_lines(2).unwrap();
+        assert!(!lines.is_empty() && lines.len() <= 2);
+        // The test runner's parent is cargo or a shell: some program ran it.
+        assert!(!lines[0].is_empty() && !lines[0][0].is_empty(), "{lines:?}");
     }
 }

@@ -15,7 +15,7 @@
 //! `read_file` the hook does not answer. Gemini CLI wants JSON on every path:
 //! no answer is `{}`. (Measured against Gemini CLI 0.61.0.)
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
@@ -167,14 +167,11 @@ pub fn read_event(event: &Value) -> Option<Captured> {
 }
 
 /// The answer: `read_file` of the view, written into the project's temp
-/// directory (the one above the transcript's); `None` when it cannot be, or a
-/// policy might refuse the read.
+/// directory (the one above the transcript's); `None` when it cannot be. The
+/// caller has asked [`read_file_refused`] first.
 pub fn answer(event: &Value, view: &Filtered) -> Option<Value> {
     let transcript = event.get("transcript_path")?.as_str()?;
-    let temp = std::path::Path::new(transcript).parent()?.parent()?;
-    if policies_name_read_file(&crate::paths::home()) {
-        return None;
-    }
+    let temp = Path::new(transcript).parent()?.parent()?;
     let dir = temp.join("lens");
     std::fs::create_dir_all(&dir).ok()?;
     let file = dir.join(format!("{}.txt", view.handle));
@@ -198,18 +195,229 @@ pub fn answer(event: &Value, view: &Filtered) -> Option<Value> {
     }))
 }
 
-/// True when a user or admin policy file mentions `read_file`: the tail call
-/// could then be refused, and the model would lose the output.
-fn policies_name_read_file(home: &std::path::Path) -> bool {
-    [
-        home.join(".gemini/policies"),
-        PathBuf::from("/etc/gemini-cli/policies"),
-    ]
-    .iter()
-    .filter_map(|d| std::fs::read_dir(d).ok())
-    .flatten()
-    .flatten()
-    .any(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("read_file")))
+/// Why the `read_file` call the answer makes might be refused, if it might:
+/// then the model would read `Tool "read_file" not found` (or a denial) in
+/// place of the output, so the hook does not answer. `None` only when nothing
+/// that Gemini CLI 0.61.0 reads can take `read_file` away or deny it.
+///
+/// Read from its bundle (`createPolicyEngineConfig`, `loadCliConfig`,
+/// `_doLoadSettings`, `Config.getExcludeTools`): the settings files (system
+/// at `$GEMINI_CLI_SYSTEM_SETTINGS_PATH` or /etc/gemini-cli/settings.json, its
+/// `system-defaults.json` or `$GEMINI_CLI_SYSTEM_DEFAULTS_PATH`, the user's
+/// ~/.gemini/settings.json under `$GEMINI_CLI_HOME` or HOME, the project's
+/// .gemini/settings.json) through `tools.exclude`, a `tools.core` allowlist,
+/// `tools.confirmationRequired` (asking is refusing in a headless run), and
+/// `policyPaths`/`adminPolicyPaths`; the policy files in the system and
+/// user policy directories, those paths, the `--policy`/`--admin-policy`
+/// flags of the running CLI (read from its command line), and each
+/// extension's `policies`; and each extension's `excludeTools`. A project's
+/// own .gemini/policies is not loaded by 0.61.0 (`disableWorkspacePolicies`).
+pub fn read_file_refused(event: &Value) -> Option<&'static str> {
+    let Some(ancestors) = crate::platform::ancestor_command_lines(8) else {
+        return Some("gemini-flags-unknown");
+    };
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let home = env("GEMINI_CLI_HOME").unwrap_or_else(crate::paths::home);
+    let system = env("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+        .unwrap_or_else(|| PathBuf::from("/etc/gemini-cli/settings.json"));
+    let defaults = env("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+        .unwrap_or_else(|| system.with_file_name("system-defaults.json"));
+    let cwd = event.get("cwd").and_then(Value::as_str).map(PathBuf::from);
+    let sources = Sources {
+        settings: [
+            Some(system),
+            Some(defaults),
+            Some(home.join(".gemini/settings.json")),
+        ]
+        .into_iter()
+        .chain([cwd.as_ref().map(|c| c.join(".gemini/settings.json"))])
+        .flatten()
+        .collect(),
+        policy_dirs: vec![
+            PathBuf::from("/etc/gemini-cli/policies"),
+            home.join(".gemini/policies"),
+        ],
+        extensions: home.join(".gemini/extensions"),
+        flags: ancestors,
+        home,
+        cwd: cwd.unwrap_or_default(),
+    };
+    sources.refusal()
+}
+
+/// Everything that decides whether Gemini CLI offers and allows `read_file`.
+struct Sources {
+    settings: Vec<PathBuf>,
+    policy_dirs: Vec<PathBuf>,
+    extensions: PathBuf,
+    /// Command lines the running CLI's may be among.
+    flags: Vec<Vec<String>>,
+    home: PathBuf,
+    /// Where relative paths in flags are resolved.
+    cwd: PathBuf,
+}
+
+const READ_FILE: &str = "read_file";
+
+impl Sources {
+    fn refusal(&self) -> Option<&'static str> {
+        let mut policies: Vec<PathBuf> = self.policy_dirs.clone();
+        for args in &self.flags {
+            policies.extend(policy_flags(args).into_iter().map(|p| self.resolve(&p)));
+        }
+        for path in &self.settings {
+            let Ok(text) = std::fs::read_to_string(path) else {
+                if path.exists() {
+                    return Some("gemini-settings-unreadable");
+                }
+                continue;
+            };
+            let Ok(v) = serde_json::from_str::<Value>(&super::strip_comments(&text)) else {
+                return Some("gemini-settings-unreadable");
+            };
+            let list = |p: &str| -> Vec<String> {
+                v.pointer(p)
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(String::from)
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            // Gemini CLI matches an excluded tool by its name or class name.
+            if list("/tools/exclude")
+                .iter()
+                .any(|t| t == READ_FILE || t == "ReadFileTool")
+            {
+                return Some("gemini-read-file-excluded");
+            }
+            if v.pointer("/tools/core").is_some()
+                && !list("/tools/core")
+                    .iter()
+                    .any(|t| t == READ_FILE || t.starts_with("read_file("))
+            {
+                return Some("gemini-read-file-not-core");
+            }
+            if list("/tools/confirmationRequired")
+                .iter()
+                .any(|t| t == READ_FILE)
+            {
+                return Some("gemini-read-file-needs-approval");
+            }
+            for key in ["/policyPaths", "/adminPolicyPaths"] {
+                policies.extend(list(key).iter().map(|p| self.resolve(p)));
+            }
+        }
+        for ext in std::fs::read_dir(&self.extensions)
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let manifest = ext.path().join("gemini-extension.json");
+            if let Ok(text) = std::fs::read_to_string(&manifest) {
+                let v: Value =
+                    serde_json::from_str(&super::strip_comments(&text)).unwrap_or(Value::Null);
+                let excluded = v.get("excludeTools").and_then(Value::as_array);
+                if excluded.is_some_and(|a| a.iter().any(|t| t == READ_FILE || t == "ReadFileTool"))
+                {
+                    return Some("gemini-read-file-excluded");
+                }
+            }
+            policies.push(ext.path().join("policies"));
+        }
+        policies
+            .iter()
+            .any(|p| policy_may_refuse(p))
+            .then_some("gemini-read-file-policy")
+    }
+
+    /// A path as Gemini CLI resolves it: `~` is the home directory, and a
+    /// relative one is from where the CLI runs.
+    fn resolve(&self, p: &str) -> PathBuf {
+        match p.strip_prefix('~') {
+            Some("") => self.home.clone(),
+            Some(rest) if rest.starts_with('/') => self.home.join(&rest[1..]),
+            _ => self.cwd.join(p),
+        }
+    }
+}
+
+/// The values of `--policy` and `--admin-policy` in a command line, as Gemini
+/// CLI's parser takes them: `--flag v` or `--flag=v`, repeated or
+/// comma-separated, camel-case spelling too.
+fn policy_flags(args: &[String]) -> Vec<String> {
+    let names = ["--policy", "--admin-policy", "--adminPolicy"];
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let value = if names.contains(&a.as_str()) {
+            it.next().cloned()
+        } else {
+            names.iter().find_map(|n| {
+                a.strip_prefix(n)
+                    .and_then(|v| v.strip_prefix('='))
+                    .map(String::from)
+            })
+        };
+        if let Some(v) = value {
+            out.extend(
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(String::from),
+            );
+        }
+    }
+    out
+}
+
+/// True when a policy file (or any `.toml` file in a policy directory) holds a
+/// rule or safety checker that could keep `read_file` from running: one for
+/// `read_file` or for every tool (`*`, the only wildcard that is not for MCP
+/// tools), not tied to an MCP server, whose decision is not `allow`. A file
+/// Lens cannot read or parse counts as one that could.
+fn policy_may_refuse(path: &Path) -> bool {
+    let files: Vec<PathBuf> = match std::fs::read_dir(path) {
+        Ok(d) => d
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect(),
+        Err(_) if path.is_file() => vec![path.to_path_buf()],
+        Err(_) => return path.exists(),
+    };
+    files.iter().any(|f| {
+        let Ok(text) = std::fs::read_to_string(f) else {
+            return true;
+        };
+        let Ok(v) = text.parse::<toml::Table>() else {
+            return true;
+        };
+        let names_read_file = |r: &toml::Value| {
+            let is = |n: &toml::Value| n.as_str().is_some_and(|n| n == READ_FILE || n == "*");
+            r.get("mcpName").is_none()
+                && match r.get("toolName") {
+                    Some(toml::Value::Array(a)) => a.iter().any(is),
+                    Some(n) => is(n),
+                    None => true,
+                }
+        };
+        let entries = |k: &str| {
+            v.get(k)
+                .and_then(toml::Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        entries("rule").iter().any(|r| {
+            names_read_file(r) && r.get("decision").and_then(toml::Value::as_str) != Some("allow")
+        }) || entries("safety_checker").iter().any(names_read_file)
+    })
 }
 
 #[cfg(test)]
@@ -328,5 +536,155 @@ mod tests {
         let c = read_event(&event).unwrap();
         assert_eq!(c.output, b"1\nError: INSTALLATION FAILED: x");
         assert_eq!(c.exit, Some(1));
+    }
+
+    /// A world with a home, a project and a system directory.
+    struct World(PathBuf);
+
+    impl World {
+        fn new(name: &str) -> World {
+            let root =
+                std::env::temp_dir().join(format!("lens-gemini-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&root);
+            std::fs::create_dir_all(&root).unwrap();
+            World(root)
+        }
+
+        fn write(&self, rel: &str, text: &str) -> PathBuf {
+            let p = self.0.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+            p
+        }
+
+        fn refusal(&self, flags: &[&str]) -> Option<&'static str> {
+            let r = &self.0;
+            Sources {
+                settings: vec![
+                    r.join("etc/settings.json"),
+                    r.join("etc/system-defaults.json"),
+                    r.join("home/.gemini/settings.json"),
+                    r.join("proj/.gemini/settings.json"),
+                ],
+                policy_dirs: vec![r.join("etc/policies"), r.join("home/.gemini/policies")],
+                extensions: r.join("home/.gemini/extensions"),
+                flags: vec![
+                    vec!["bash".into(), "-c".into(), "lens hook gemini".into()],
+                    flags.iter().map(|f| f.to_string()).collect(),
+                ],
+                home: r.join("home"),
+                cwd: r.join("proj"),
+            }
+            .refusal()
+        }
+    }
+
+    impl Drop for World {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    const DENY_READ: &str =
+        "[[rule]]\ntoolName = \"read_file\"\ndecision = \"deny\"\npriority = 900\n";
+
+    #[test]
+    fn every_place_that_takes_read_file_away_is_seen() {
+        let w = World::new("refuse");
+        let gemini = [
+            "node",
+            "/usr/bin/gemini",
+            "-p",
+            "hi",
+            "--approval-mode",
+            "yolo",
+        ];
+        assert_eq!(w.refusal(&gemini), None);
+        // What does not touch read_file changes nothing.
+        w.write("home/.gemini/settings.json", "{\n  // mine\n  \"tools\": {\"exclude\": [\"web_fetch\"]},\n  \"model\": {\"name\": \"pro\"}\n}\n");
+        w.write(
+            "home/.gemini/policies/shell.toml",
+            "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"rm\"\ndecision = \"deny\"\npriority = 500\n[[rule]]\ntoolName = \"*\"\ndecision = \"allow\"\npriority = 1\n[[rule]]\ntoolName = \"*\"\nmcpName = \"srv\"\ndecision = \"deny\"\npriority = 2\n",
+        );
+        w.write("proj/.gemini/policies/deny.toml", DENY_READ);
+        assert_eq!(w.refusal(&gemini), None);
+        for (rel, text, why) in [
+            ("proj/.gemini/settings.json", "{\"tools\": {\"exclude\": [\"read_file\"]}}", "gemini-read-file-excluded"),
+            ("etc/settings.json", "{\"tools\": {\"exclude\": [\"ReadFileTool\"]}}", "gemini-read-file-excluded"),
+            ("etc/system-defaults.json", "{\"tools\": {\"core\": [\"run_shell_command\"]}}", "gemini-read-file-not-core"),
+            ("home/.gemini/settings.json", "{\"tools\": {\"confirmationRequired\": [\"read_file\"]}}", "gemini-read-file-needs-approval"),
+            ("proj/.gemini/settings.json", "{\"tools\": ", "gemini-settings-unreadable"),
+            ("home/.gemini/policies/read.toml", DENY_READ, "gemini-read-file-policy"),
+            ("etc/policies/all.toml", "[[rule]]\ntoolName = \"*\"\ndecision = \"ask_user\"\npriority = 5\n", "gemini-read-file-policy"),
+            ("etc/policies/bad.toml", "[[rule", "gemini-read-file-policy"),
+            ("home/.gemini/policies/list.toml", "[[rule]]\ntoolName = [\"glob\", \"read_file\"]\ndecision = \"deny\"\npriority = 5\n", "gemini-read-file-policy"),
+            ("home/.gemini/extensions/x/gemini-extension.json", "{\"name\": \"x\", \"excludeTools\": [\"read_file\"]}", "gemini-read-file-excluded"),
+            ("home/.gemini/extensions/x/policies/p.toml", DENY_READ, "gemini-read-file-policy"),
+        ] {
+            let saved = std::fs::read(w.0.join(rel)).ok();
+            let p = w.write(rel, text);
+            assert_eq!(w.refusal(&gemini), Some(why), "{rel}: {text}");
+            match saved {
+                Some(b) => std::fs::write(&p, b).unwrap(),
+                None => std::fs::remove_file(&p).unwrap(),
+            }
+            assert_eq!(w.refusal(&gemini), None, "{rel} put back");
+        }
+        // A core allowlist that names read_file lets it run.
+        w.write(
+            "etc/settings.json",
+            "{\"tools\": {\"core\": [\"read_file\", \"run_shell_command(git)\"]}}",
+        );
+        assert_eq!(w.refusal(&gemini), None);
+        // Policy paths from the settings and from the command line, files or
+        // directories, relative to the project or the home directory.
+        w.write("policies/mine.toml", DENY_READ);
+        for flags in [
+            &[&gemini[..], &["--policy", "../policies/mine.toml"]].concat(),
+            &[&gemini[..], &["--policy=a.toml,../policies"]].concat(),
+            &[&gemini[..], &["--admin-policy", "../policies"]].concat(),
+        ] {
+            assert_eq!(
+                w.refusal(flags),
+                Some("gemini-read-file-policy"),
+                "{flags:?}"
+            );
+        }
+        w.write(
+            "home/.gemini/settings.json",
+            "{\"policyPaths\": [\"~/../policies\"]}",
+        );
+        assert_eq!(w.refusal(&gemini), Some("gemini-read-file-policy"));
+        w.write(
+            "home/.gemini/settings.json",
+            "{\"adminPolicyPaths\": [\"../policies/mine.toml\"]}",
+        );
+        assert_eq!(w.refusal(&gemini), Some("gemini-read-file-policy"));
+        w.write(
+            "home/.gemini/settings.json",
+            "{\"policyPaths\": [\"../nowhere\"]}",
+        );
+        assert_eq!(w.refusal(&gemini), None);
+    }
+
+    #[test]
+    fn policy_flags_are_read_as_gemini_reads_them() {
+        let args: Vec<String> = [
+            "gemini",
+            "--policy",
+            "a,b",
+            "--policy=c",
+            "--admin-policy",
+            "d",
+            "--adminPolicy=e",
+            "--policy-x",
+            "f",
+            "-p",
+            "--policy",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(policy_flags(&args), ["a", "b", "c", "d", "e"]);
     }
 }

@@ -284,6 +284,15 @@ pub fn inline_limit(agent: Agent) -> usize {
     }
 }
 
+/// Why `agent` might not let the model read an answer to `event`, when it
+/// might: the hook then answers nothing, filters nothing, and logs the word.
+pub fn cannot_answer(agent: Agent, event: &Value) -> Option<&'static str> {
+    match agent {
+        Agent::Gemini => gemini::read_file_refused(event),
+        _ => None,
+    }
+}
+
 /// The answer that makes the model read `view`; `None` when the agent cannot
 /// take it (the caller then answers nothing).
 pub fn answer(agent: Agent, event: &Value, view: &crate::captured::Filtered) -> Option<Value> {
