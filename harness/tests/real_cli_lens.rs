@@ -877,3 +877,58 @@ fn gemini_without_read_file_keeps_its_own_output() {
         assert!(log.contains(why), "{case}: {log}");
     }
 }
+
+/// A build that prints 3,000 lines and fails on its last one.
+const MAKEFILE: &str = "all:\n\t@seq -f 'compiling unit %g of the build' 1 3000\n\t@echo 'error: unit 3000: undefined reference to main' >&2\n\t@false\n";
+
+// Claude Code 2.1.328 runs no `PostToolUse` hook for a failing command, so the
+// awareness block's way to a view of a failing build is `lens make`. What that
+// costs in default mode (print mode refuses what would need approval): `lens`
+// is no wrapper Claude Code looks through, so a rule for `make` does not cover
+// `lens make`; only a rule naming `lens make` itself does, and then the model
+// reads the view with the error in place of Claude's cut without it.
+#[test]
+fn claude_runs_lens_make_only_where_a_rule_names_it() {
+    let cli = AgentCli::Claude;
+    if !available(cli) {
+        return;
+    }
+    let mut got = Vec::new();
+    for (case, rules) in [
+        ("no-rule", &[][..]),
+        ("make-rule", &["Bash(make:*)"][..]),
+        ("lens-make-rule", &["Bash(make:*)", "Bash(lens make:*)"][..]),
+    ] {
+        let arm = Arm::new(cli, case, true);
+        arm.write("project/Makefile", MAKEFILE);
+        arm.install(cli);
+        let args: Vec<&str> = rules.iter().flat_map(|r| ["--allowedTools", r]).collect();
+        let out = arm.run(cli, &["make", "lens make"], &args, &[]);
+        let r = out.tool_results();
+        assert_eq!(r.len(), 2, "{case}: {}", out.describe());
+        for (c, t) in ["make", "lens make"].iter().zip(&r) {
+            eprintln!(
+                "claude, {case}: {c}: {} B: {:?} … {:?}",
+                t.text.len(),
+                &t.text[..t.text.len().min(90)],
+                &t.text[t.text.len().saturating_sub(90)..]
+            );
+        }
+        got.push((r[0].text.clone(), r[1].text.clone()));
+    }
+    let refused = |t: &str| t.contains("approval") && !t.contains("compiling unit");
+    let error = "error: unit 3000: undefined reference to main";
+    // No rule: neither runs.
+    assert!(refused(&got[0].0) && refused(&got[0].1), "{got:?}");
+    // A rule for make: make runs, and its failure reaches the model cut,
+    // without the error; lens make is still refused.
+    assert!(got[1].0.starts_with("Exit code 2") && !got[1].0.contains(error));
+    assert!(refused(&got[1].1), "{}", got[1].1);
+    // A rule for lens make: the model reads the view, with the error.
+    let view = &got[2].1;
+    assert!(
+        view.contains("[lens: elided stdout") && view.contains(error),
+        "{view}"
+    );
+    assert!(view.len() < got[2].0.len(), "{view}");
+}

@@ -236,6 +236,9 @@ fn install(
     if let Some(needs) = agents::needs(agent, scope) {
         println!("{}: {needs}", agent.name());
     }
+    if let Some(limits) = agents::limits(agent) {
+        println!("{}: {limits}", agent.name());
+    }
     Ok(())
 }
 

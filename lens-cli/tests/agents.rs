@@ -868,3 +868,25 @@ fn gemini_gets_a_page_that_read_file_shows_whole() {
     assert_eq!((m.handle.as_str(), m.first, m.rest), (h.as_str(), 1, 3500));
     assert_eq!(stored_runs(&b), runs, "a new handle was stored");
 }
+
+#[test]
+fn claude_init_says_failing_commands_reach_the_model_unfiltered() {
+    let b = Box_::new("claude-failures");
+    let out = b.lens(&["init", "--agent", "claude", "--global"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said: Vec<String> = text(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("only for commands that succeed"))
+        .map(String::from)
+        .collect();
+    assert_eq!(said.len(), 1, "{}", text(&out.stdout));
+    assert!(
+        said[0].starts_with("claude: Claude Code 2.1.328")
+            && said[0].contains("failing builds and tests reach the model unfiltered"),
+        "{}",
+        said[0]
+    );
+    // Other agents say nothing of it.
+    let out = b.lens(&["init", "--agent", "gemini", "--global"], None);
+    assert!(!text(&out.stdout).contains("only for commands that succeed"));
+}

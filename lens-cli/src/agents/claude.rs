@@ -13,7 +13,10 @@
 //! the 30,000 characters Claude Code shows inline (a longer one is persisted
 //! again). A failing command fires only `PostToolUseFailure`, which cannot
 //! replace anything: that output reaches the model as Claude Code cut it.
-//! (Measured against Claude Code 2.1.328.)
+//! (Measured against Claude Code 2.1.328, and read in its binary: the Bash
+//! tool throws on a failing exit, the failure event's input has only `error`,
+//! `Exit code N` and the output's first ~10,000 characters, and its answer
+//! only `additionalContext`. `init` says so: [`FAILURES`].)
 
 use std::path::PathBuf;
 
@@ -27,6 +30,9 @@ pub const HOOK: &str = "lens hook claude";
 
 /// What Claude Code shows inline of a command's output; the view stays under it.
 pub const INLINE_LIMIT: usize = 30_000;
+
+/// What `init` tells the user: the hook never sees a failing command.
+pub const FAILURES: &str = "Claude Code 2.1.328 runs after-tool hooks only for commands that succeed: failing builds and tests reach the model unfiltered, unless run as `lens <command>` (which needs its own allow rule, e.g. Bash(lens make:*))";
 
 /// The rule that lets the agent fetch what a marker hides without a prompt.
 pub const ALLOW_SHOW: &str = "Bash(lens show:*)";
