@@ -932,3 +932,114 @@ fn claude_runs_lens_make_only_where_a_rule_names_it() {
     );
     assert!(view.len() < got[2].0.len(), "{view}");
 }
+
+/// Codex's arguments for a run whose hooks run untrusted by a person.
+const CODEX_ARGS: [&str; 5] = [
+    "-s",
+    "workspace-write",
+    "-c",
+    "approval_policy=\"never\"",
+    "--dangerously-bypass-hook-trust",
+];
+
+// Codex CLI 0.169.0: the one hook answer that replaces what the model reads
+// of a shell call, `decision: block`, is logged on the user's terminal as an
+// error holding the view, as `lens init` warns; `suppressOutput`, which would
+// keep it quiet, is refused, and the model then reads Codex's own output.
+#[test]
+fn codex_shows_a_shortened_call_as_blocked_as_init_says() {
+    let cli = AgentCli::Codex;
+    if !available(cli) {
+        return;
+    }
+    let arm = Arm::new(cli, "blocked", true);
+    let said = arm.lens(&["init", "--agent", "codex", "--global"]);
+    let said = String::from_utf8_lossy(&said.stdout).into_owned();
+    assert!(
+        said.contains("'PostToolUse Blocked' and logs the view at ERROR level"),
+        "{said}"
+    );
+    let out = arm.run(cli, &[BIG], &CODEX_ARGS, &[]);
+    let read = out.tool_results();
+    assert_eq!(read.len(), 1, "{}", out.describe());
+    let h = handle(&read[0].text).unwrap_or_else(|| panic!("{}", read[0].text));
+    // The terminal: an ERROR line from Codex's tool router, the view in it.
+    let error = out
+        .stderr
+        .lines()
+        .position(|l| l.contains("ERROR codex_core::tools::router"))
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    let logged: Vec<&str> = out.stderr.lines().skip(error).take(4).collect();
+    assert!(
+        logged.iter().any(|l| l.contains(&format!("handle={h}"))),
+        "{logged:?}"
+    );
+
+    // The same answer with `suppressOutput`: the hook counts as failed.
+    let quiet = Arm::new(cli, "suppress", true);
+    let hook = quiet.root.join("quiet-hook.sh");
+    quiet.write(
+        "quiet-hook.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"LENS-VIEW\",\"suppressOutput\":true}'\n",
+    );
+    Command::new("chmod").arg("+x").arg(&hook).status().unwrap();
+    quiet.write(
+        "home/.codex/hooks.json",
+        &format!(
+            "{{\"hooks\":{{\"PostToolUse\":[{{\"matcher\":\"Bash\",\"hooks\":[{{\"type\":\"command\",\"command\":\"{}\"}}]}}]}}}}",
+            hook.display()
+        ),
+    );
+    let out = quiet.run(cli, &[BIG], &CODEX_ARGS, &[]);
+    let read = out.tool_results();
+    assert_eq!(read.len(), 1, "{}", out.describe());
+    assert!(!read[0].text.contains("LENS-VIEW"), "{}", read[0].text);
+    assert!(
+        read[0].text.contains("Process exited with code 0"),
+        "{}",
+        read[0].text
+    );
+}
+
+// A `--project` install: Codex 0.169.0 skips the project's `.codex/hooks.json`
+// until the project is trusted in ~/.codex/config.toml; with the line `lens
+// init` prints added there, the hook runs and the model reads the view.
+#[test]
+fn codex_runs_a_project_hook_once_the_project_is_trusted_as_init_says() {
+    let cli = AgentCli::Codex;
+    if !available(cli) {
+        return;
+    }
+    let arm = Arm::new(cli, "trust", true);
+    let said = arm.lens(&["init", "--agent", "codex", "--project"]);
+    let said = String::from_utf8_lossy(&said.stdout).into_owned();
+    let line = said
+        .lines()
+        .find(|l| l.contains("only in a trusted project"))
+        .unwrap_or_else(|| panic!("{said}"));
+    let toml = line
+        .split_once("add `")
+        .and_then(|(_, r)| r.split_once("` to ~/.codex/config.toml"))
+        .map(|(t, _)| t.to_string())
+        .unwrap_or_else(|| panic!("{line}"));
+    let untrusted = arm.run(cli, &[BIG], &CODEX_ARGS, &[]);
+    let read = untrusted.tool_results();
+    assert_eq!(read.len(), 1, "{}", untrusted.describe());
+    assert!(handle(&read[0].text).is_none(), "{}", read[0].text);
+    assert!(
+        untrusted
+            .stderr
+            .contains("Untrusted project-local configuration is disabled"),
+        "{}",
+        untrusted.stderr
+    );
+    // `[projects."<root>"] trust_level = "trusted"`, as TOML wants it.
+    arm.write(
+        "home/.codex/config.toml",
+        &format!("{}\n", toml.replacen("] ", "]\n", 1)),
+    );
+    let trusted = arm.run(cli, &[BIG], &CODEX_ARGS, &[]);
+    let read = trusted.tool_results();
+    assert_eq!(read.len(), 1, "{}", trusted.describe());
+    assert!(handle(&read[0].text).is_some(), "{}", read[0].text);
+}

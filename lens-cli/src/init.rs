@@ -233,8 +233,8 @@ fn install(
     for p in &planned {
         println!("{}: changed {}", agent.name(), p.edit.path.display());
     }
-    if let Some(needs) = agents::needs(agent, scope) {
-        println!("{}: {needs}", agent.name());
+    for line in agents::needs(agent, scope, place) {
+        println!("{}: {line}", agent.name());
     }
     if let Some(limits) = agents::limits(agent) {
         println!("{}: {limits}", agent.name());

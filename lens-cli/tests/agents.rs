@@ -890,3 +890,30 @@ fn claude_init_says_failing_commands_reach_the_model_unfiltered() {
     let out = b.lens(&["init", "--agent", "gemini", "--global"], None);
     assert!(!text(&out.stdout).contains("only for commands that succeed"));
 }
+
+// Codex 0.169.0 reports every call Lens shortened as blocked, and skips a
+// project's hooks unless the project is trusted: `init` says both.
+#[test]
+fn codex_init_says_what_the_user_will_see_and_must_trust() {
+    let b = Box_::new("codex-says");
+    let out = text(
+        &b.lens(&["init", "--agent", "codex", "--project"], None)
+            .stdout,
+    );
+    let proj = b.proj().display().to_string();
+    for needle in [
+        "codex: Codex 0.169.0 shows each call Lens shortened as 'PostToolUse Blocked' and logs the view at ERROR level; the model reads the view".to_string(),
+        "codex: Codex runs a new hook only once you trust it".to_string(),
+        format!("[projects.\"{proj}\"] trust_level = \"trusted\"` to ~/.codex/config.toml"),
+    ] {
+        assert_eq!(out.lines().filter(|l| l.contains(&needle)).count(), 1, "{needle}\n{out}");
+    }
+    let out = text(
+        &b.lens(&["init", "--agent", "codex", "--global"], None)
+            .stdout,
+    );
+    assert!(
+        out.contains("'PostToolUse Blocked'") && !out.contains("trust_level"),
+        "{out}"
+    );
+}

@@ -10,8 +10,19 @@
 //! up to 64 KiB, and the hook reads both from there. The answer
 //! `{"decision":"block","reason":…}` replaces the whole result the model reads,
 //! including the `Process exited with code N` line Codex writes, so the view
-//! carries that line itself. Codex runs a hook only once the user trusted it;
-//! `lens init` says how. (Measured against Codex CLI 0.169.0.)
+//! carries that line itself. Codex runs a hook only once the user trusted it,
+//! and a project's hooks only in a trusted project; `lens init` says how.
+//! (Measured against Codex CLI 0.169.0.)
+//!
+//! That answer is the only one 0.169.0 has that changes what the model reads
+//! of a shell call, and Codex reports it as a refusal: `hook: PostToolUse
+//! Blocked` and an `ERROR codex_core::tools::router` line holding the view, on
+//! the user's terminal. Its `post-tool-use.command.output` schema has nothing
+//! else that replaces: `suppressOutput` is refused ("PostToolUse hook returned
+//! unsupported suppressOutput", the hook counts as failed and the model reads
+//! Codex's own output), `updatedMCPToolOutput` only for MCP tools, exit code 2
+//! logs the same ERROR line, and `additionalContext` adds to the output
+//! instead of replacing it. `lens init` says so where the user installs it.
 
 use std::path::PathBuf;
 
@@ -29,6 +40,20 @@ pub const INLINE_LIMIT: usize = 10_000;
 
 /// What the user must do once: Codex skips a hook nobody trusted.
 pub const TRUST: &str = "Codex runs a new hook only once you trust it: open `codex`, review the Lens hook under /hooks and trust it";
+
+/// What the user sees of every call Lens shortened.
+pub const BLOCKED: &str = "Codex 0.169.0 shows each call Lens shortened as 'PostToolUse Blocked' and logs the view at ERROR level; the model reads the view";
+
+/// What a `--project` install needs besides the hook's trust: Codex 0.169.0
+/// skips a project's `.codex/` (its hooks with it) unless the project is
+/// trusted in the user's config (`[projects."<path>"] trust_level`).
+pub fn project_trust(root: &std::path::Path) -> String {
+    format!(
+        "Codex loads {}/.codex/hooks.json only in a trusted project: add `[projects.\"{}\"] trust_level = \"trusted\"` to ~/.codex/config.toml (or run `codex exec --trust` there once)",
+        root.display(),
+        root.display()
+    )
+}
 
 /// The hooks file edit: a `PostToolUse` group matching the shell tool.
 pub fn hooks_edit(path: PathBuf) -> Edit {

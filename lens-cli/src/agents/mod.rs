@@ -232,16 +232,22 @@ pub fn edits(agent: Agent, scope: Scope, place: &Place) -> Result<Vec<Edit>, Str
     Ok(edits)
 }
 
-/// What the user must do for the installed hook to run, in one line, if
-/// anything.
-pub fn needs(agent: Agent, scope: Scope) -> Option<&'static str> {
+/// What the user must know or do for the installed hook to work, one line
+/// each.
+pub fn needs(agent: Agent, scope: Scope, place: &Place) -> Vec<String> {
     match (agent, scope) {
-        (Agent::Codex, _) => Some(codex::TRUST),
-        (Agent::Gemini, Scope::Project) => Some(gemini::TRUST),
-        (Agent::Cursor, _) => Some(
-            "Cursor has no after-tool hook Lens can use: only the awareness block is installed",
-        ),
-        _ => None,
+        (Agent::Codex, Scope::Global) => vec![codex::BLOCKED.into(), codex::TRUST.into()],
+        (Agent::Codex, Scope::Project) => vec![
+            codex::BLOCKED.into(),
+            codex::TRUST.into(),
+            codex::project_trust(&place.project),
+        ],
+        (Agent::Gemini, Scope::Project) => vec![gemini::TRUST.into()],
+        (Agent::Cursor, _) => vec![
+            "Cursor has no after-tool hook Lens can use: only the awareness block is installed"
+                .into(),
+        ],
+        _ => Vec::new(),
     }
 }
 
