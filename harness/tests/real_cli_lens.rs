@@ -129,17 +129,6 @@ impl Arm {
             return;
         }
         self.lens(&["init", "--agent", cli.name(), "--global"]);
-        if cli == AgentCli::Opencode {
-            // OpenCode installs its plugin package into a config directory that
-            // holds a plugin before it starts; with no network that waits for npm
-            // to fail (about 70 s). What it checks first, as a user's finished
-            // install leaves it:
-            self.write("home/.config/opencode/node_modules/.keep", "");
-            self.write(
-                "home/.config/opencode/package-lock.json",
-                r#"{"packages":{"":{"dependencies":{"@opencode-ai/plugin":"1.18.33"}}}}"#,
-            );
-        }
     }
 
     fn run(
@@ -931,6 +920,119 @@ fn claude_runs_lens_make_only_where_a_rule_names_it() {
         "{view}"
     );
     assert!(view.len() < got[2].0.len(), "{view}");
+}
+
+/// Every file and directory under `dir` (but `.git`), by relative path, with
+/// its bytes (a directory's are empty).
+fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if e.file_name() == ".git" {
+                continue;
+            }
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            if p.is_dir() {
+                out.insert(format!("{rel}/"), Vec::new());
+                stack.push(p);
+            } else {
+                out.insert(rel, std::fs::read(&p).unwrap_or_default());
+            }
+        }
+    }
+    out
+}
+
+// OpenCode 1.18.33 waits, at the start of a session with any plugin, for an
+// npm install of `@opencode-ai/plugin` into each config directory that has no
+// `node_modules` or no lock file naming it; offline that is npm's whole retry
+// time (75 s against 5 s raw when it was measured). `lens init` leaves the
+// plugin's directory as that install finishes it, so OpenCode starts none: no
+// npm lock is ever taken, no package lands in `node_modules`, and the plugin
+// still answers with a view. (The registry is pointed at a closed port so a
+// regression fails fast rather than downloading.)
+#[test]
+fn opencode_with_lens_starts_no_npm_install() {
+    let cli = AgentCli::Opencode;
+    if !available(cli) {
+        return;
+    }
+    let registry = [("npm_config_registry", "http://127.0.0.1:9/")];
+    let raw = Arm::new(cli, "npm", false);
+    let raw_out = raw.run(cli, &[BIG], &[], &registry);
+    let arm = Arm::new(cli, "npm", true);
+    arm.install(cli);
+    let out = arm.run(cli, &[BIG], &[], &registry);
+    eprintln!(
+        "opencode start to finish, offline: raw {:.1} s, with lens {:.1} s",
+        raw_out.wall.as_secs_f64(),
+        out.wall.as_secs_f64()
+    );
+    let read = out.tool_results();
+    assert_eq!(read.len(), 1, "{}", out.describe());
+    assert!(handle(&read[0].text).is_some(), "{}", read[0].text);
+    let home = arm.home();
+    let locks = home.join(".local/state/opencode/locks");
+    assert!(
+        !locks.exists(),
+        "OpenCode started an npm install: {:?}",
+        tree(&locks)
+    );
+    let dir = home.join(".config/opencode");
+    let modules: Vec<String> = tree(&dir.join("node_modules")).into_keys().collect();
+    assert_eq!(modules, [".lens"]);
+    assert!(!dir.join("package.json").exists());
+    let log = tree(&home.join(".local/share/opencode/log"));
+    assert!(
+        !log.values()
+            .any(|b| String::from_utf8_lossy(b).contains("dependency install")),
+        "OpenCode logged an install"
+    );
+}
+
+// Lens installed for the user and the project, one session, then uninstalled:
+// the user's config directory and the project are as they were before `lens
+// init`, byte for byte, though OpenCode gave both config files a `$schema` and
+// ran with Lens's plugin in both config directories.
+#[test]
+fn opencode_uninstall_after_a_session_leaves_no_trace() {
+    let cli = AgentCli::Opencode;
+    if !available(cli) {
+        return;
+    }
+    let arm = Arm::new(cli, "uninstall", true);
+    arm.write(
+        "home/.config/opencode/opencode.json",
+        "{\n  \"permission\": {\"bash\": {\"touch denied-a\": \"deny\"}}\n}\n",
+    );
+    let config = arm.home().join(".config");
+    let before = (tree(&config), tree(&arm.project()));
+    arm.lens(&["init", "--agent", "opencode", "--global"]);
+    arm.lens(&["init", "--agent", "opencode", "--project"]);
+    let out = arm.run(
+        cli,
+        &[BIG],
+        &[],
+        &[("npm_config_registry", "http://127.0.0.1:9/")],
+    );
+    assert_eq!(out.tool_results().len(), 1, "{}", out.describe());
+    let opened =
+        std::fs::read_to_string(arm.home().join(".config/opencode/opencode.json")).unwrap();
+    assert!(
+        opened.contains("$schema"),
+        "OpenCode left it as it was: {opened}"
+    );
+    for scope in ["--global", "--project"] {
+        let said = arm.lens(&["init", "--agent", "opencode", scope, "--uninstall"]);
+        let said = String::from_utf8_lossy(&said.stdout).into_owned();
+        assert!(!said.contains("edited since"), "{said}");
+    }
+    assert_eq!((tree(&config), tree(&arm.project())), before);
 }
 
 /// Codex's arguments for a run whose hooks run untrusted by a person.

@@ -109,6 +109,7 @@ fn describe(c: &Change) -> String {
             format!("\"{key}\": \"{value}\" in {}", keys.join("."))
         }
         Change::File { .. } => "the plugin".into(),
+        Change::Placeholder { .. } => "as a finished install leaves it, if not there".into(),
     }
 }
 
@@ -167,6 +168,8 @@ fn install(
                 }),
             },
             Ok(None) if earlier.is_some() => {}
+            // What the agent would make is there already: it is not Lens's.
+            Ok(None) if matches!(e.change, Change::Placeholder { .. }) => {}
             Ok(None) => {
                 println!("{}: {} already has it", agent.name(), e.path.display());
                 // Another agent's block in a file they share (AGENTS.md): this
@@ -387,7 +390,12 @@ fn uninstall(
                 o.target = rec.target.clone();
             }
         }
-        let untouched = current.as_deref().map(agents::fingerprint) == Some(rec.written.clone());
+        // Changed only as the agent changes every such file: still as written.
+        let untouched = current.as_deref().is_some_and(|t| {
+            agents::fingerprint(t) == rec.written
+                || agents::as_written(agent, t)
+                    .is_some_and(|w| agents::fingerprint(&w) == rec.written)
+        });
         let restored: Option<Option<String>> = if shared {
             None
         } else if untouched {
@@ -465,9 +473,21 @@ fn uninstall(
             }
         }
     }
-    // The directories `init` made, once every file in them is gone: deepest first.
+    // The directories `init` made, once every file in them is gone: deepest
+    // first. What the agent made in one of them because Lens's files were
+    // there (OpenCode's install of its plugin package) goes with it.
     dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
     for d in dirs {
+        if !dry_run {
+            for made in agents::made_by_agent(agent, &d) {
+                let _ = if made.is_dir() {
+                    fs::remove_dir_all(&made)
+                } else {
+                    fs::remove_file(&made)
+                };
+                println!("{}: removed {}", agent.name(), made.display());
+            }
+        }
         let _ = fs::remove_dir(d);
     }
     manifest.installed = kept;

@@ -891,6 +891,90 @@ fn claude_init_says_failing_commands_reach_the_model_unfiltered() {
     assert!(!text(&out.stdout).contains("only for commands that succeed"));
 }
 
+// OpenCode 1.18.33 puts `"$schema"` at the top of every config file without
+// one, and installs its plugin package into a config directory unless it finds
+// `node_modules` and a lock file naming the package. `init` leaves the plugin's
+// directory as that install would, and uninstall takes out everything either
+// made: the project is as it was, byte for byte.
+#[test]
+fn opencode_leaves_nothing_behind_after_it_ran() {
+    for (scope, dir, config) in [
+        ("--project", "proj/.opencode", "proj/opencode.json"),
+        (
+            "--global",
+            "home/.config/opencode",
+            "home/.config/opencode/opencode.json",
+        ),
+    ] {
+        let b = Box_::new(&format!("opencode-ran{scope}"));
+        b.write("home/.config/opencode/AGENTS.md", "mine\n");
+        let before = b.files();
+        let out = b.lens(&["init", "--agent", "opencode", scope], None);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let lock = std::fs::read_to_string(b.root.join(dir).join("package-lock.json")).unwrap();
+        let lock: serde_json::Value = serde_json::from_str(&lock).unwrap();
+        assert!(lock["packages"][""]["dependencies"]["@opencode-ai/plugin"].is_string());
+        assert!(b.root.join(dir).join("node_modules").is_dir());
+        assert_eq!(
+            std::fs::read_to_string(b.root.join(dir).join(".gitignore")).unwrap(),
+            "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore"
+        );
+        // What OpenCode does to the config file at its start.
+        let path = b.root.join(config);
+        let written = std::fs::read_to_string(&path).unwrap();
+        let opened = written.replacen(
+            '{',
+            "{\n  \"$schema\": \"https://opencode.ai/config.json\",",
+            1,
+        );
+        std::fs::write(&path, opened).unwrap();
+        let out = b.lens(&["init", "--agent", "opencode", scope, "--uninstall"], None);
+        let said = text(&out.stdout);
+        assert!(!said.contains("edited since init"), "{said}");
+        assert_eq!(b.files(), before, "{scope}");
+    }
+    // Where OpenCode did install its package (a Lens from before left no lock
+    // file) in a directory `init` made, that install goes too.
+    let b = Box_::new("opencode-npm");
+    let before = b.files();
+    b.lens(&["init", "--agent", "opencode", "--project"], None);
+    let dir = b.proj().join(".opencode");
+    std::fs::remove_file(dir.join("package-lock.json")).unwrap();
+    std::fs::create_dir_all(dir.join("node_modules/@opencode-ai/plugin")).unwrap();
+    b.write(
+        "proj/.opencode/node_modules/@opencode-ai/plugin/package.json",
+        "{}",
+    );
+    b.write(
+        "proj/.opencode/package.json",
+        "{\n  \"dependencies\": {\n    \"@opencode-ai/plugin\": \"1.18.33\"\n  }\n}",
+    );
+    b.write(
+        "proj/.opencode/package-lock.json",
+        r#"{"packages": {"": {"dependencies": {"@opencode-ai/plugin": "1.18.33"}}, "node_modules/@opencode-ai/plugin": {}}}"#,
+    );
+    b.lens(
+        &["init", "--agent", "opencode", "--project", "--uninstall"],
+        None,
+    );
+    assert_eq!(b.files(), before);
+    assert!(!dir.exists());
+    // A file OpenCode's install already made is the user's: left as it is.
+    let b = Box_::new("opencode-installed");
+    b.write("proj/.opencode/package-lock.json", "{}\n");
+    let before = b.files();
+    b.lens(&["init", "--agent", "opencode", "--project"], None);
+    assert_eq!(
+        std::fs::read_to_string(b.proj().join(".opencode/package-lock.json")).unwrap(),
+        "{}\n"
+    );
+    b.lens(
+        &["init", "--agent", "opencode", "--project", "--uninstall"],
+        None,
+    );
+    assert_eq!(b.files(), before);
+}
+
 // Codex 0.169.0 reports every call Lens shortened as blocked, and skips a
 // project's hooks unless the project is trusted: `init` says both.
 #[test]

@@ -156,6 +156,13 @@ pub enum Change {
         /// Its contents.
         contents: &'static str,
     },
+    /// A file `init` writes only where there is none, standing for what the
+    /// agent would otherwise make at its next start (OpenCode's finished
+    /// install of its plugin package); one already there is left as it is.
+    Placeholder {
+        /// Its contents.
+        contents: &'static str,
+    },
 }
 
 /// A change to a path.
@@ -205,14 +212,13 @@ pub fn edits(agent: Agent, scope: Scope, place: &Place) -> Result<Vec<Edit>, Str
             )
         }
         (Agent::Cursor, Scope::Project) => Vec::new(),
-        (Agent::Opencode, Scope::Global) => vec![
-            opencode::plugin_edit(h.join(".config/opencode/plugin/lens.js")),
-            opencode::allow_show_edit(h.join(".config/opencode/opencode.json")),
-        ],
-        (Agent::Opencode, Scope::Project) => vec![
-            opencode::plugin_edit(p.join(".opencode/plugin/lens.js")),
-            opencode::allow_show_edit(p.join("opencode.json")),
-        ],
+        (Agent::Opencode, Scope::Global) => opencode::edits(
+            &h.join(".config/opencode"),
+            h.join(".config/opencode/opencode.json"),
+        ),
+        (Agent::Opencode, Scope::Project) => {
+            opencode::edits(&p.join(".opencode"), p.join("opencode.json"))
+        }
     };
     edits.push(match (agent, scope) {
         (Agent::Claude, Scope::Global) => block(h.join(".claude/CLAUDE.md")),
@@ -256,6 +262,26 @@ pub fn needs(agent: Agent, scope: Scope, place: &Place) -> Vec<String> {
 pub fn limits(agent: Agent) -> Option<&'static str> {
     match agent {
         Agent::Claude => Some(claude::FAILURES),
+        _ => None,
+    }
+}
+
+/// What the agent made in `dir`, a directory `init` created, only because
+/// Lens's files were there: the paths to remove with it, or none when `dir`
+/// holds anything else.
+pub fn made_by_agent(agent: Agent, dir: &Path) -> Vec<PathBuf> {
+    match agent {
+        Agent::Opencode => opencode::install_leftovers(dir),
+        _ => Vec::new(),
+    }
+}
+
+/// The file's text as `init` wrote it when the only change since is one the
+/// agent makes to every such file by itself (OpenCode puts a `$schema` key at
+/// the top of a config file that has none): that is no edit of the user's.
+pub fn as_written(agent: Agent, text: &str) -> Option<String> {
+    match agent {
+        Agent::Opencode => opencode::without_schema(text),
         _ => None,
     }
 }
@@ -355,6 +381,7 @@ pub fn apply(old: Option<&str>, change: &Change) -> Result<Option<String>, Strin
         Change::Hook { .. } | Change::ListItem { .. } | Change::Member { .. } => {
             json_apply(old.unwrap_or(""), change)
         }
+        Change::Placeholder { contents } => Ok(old.is_none().then(|| contents.to_string())),
         Change::File { contents } => match old {
             Some(t) if t == *contents => Ok(None),
             Some(_) => {
@@ -422,6 +449,8 @@ pub fn remove(old: &str, change: &Change) -> Option<String> {
             json_remove(old, change)
         }
         Change::File { .. } => Some(String::new()),
+        // Lens's only if untouched, which uninstall knows from the record.
+        Change::Placeholder { .. } => None,
     }
 }
 

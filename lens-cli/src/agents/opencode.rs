@@ -5,11 +5,25 @@
 //!
 //! The plugin runs after OpenCode ran the command as its permission rules
 //! allowed it, so every permission decision is OpenCode's own. It imports
-//! nothing but Node's `child_process` (a plugin that imports OpenCode's plugin
-//! package makes OpenCode install that package at every start). Any error, or
-//! no answer, leaves the result as it was.
+//! nothing but Node's `child_process`. Any error, or no answer, leaves the
+//! result as it was.
+//!
+//! What OpenCode 1.18.33 does with a config directory (read from its bundle:
+//! `Config.loadInstanceState`, `Config.ensureGitignore`, `Npm.install`):
+//! it writes a `.gitignore` there if there is none, and starts an npm install
+//! of `@opencode-ai/plugin` into it unless `node_modules` exists and
+//! `package-lock.json` lists the package; once any plugin is configured, the
+//! session waits for those installs before it starts (offline, until npm
+//! gives up: about 70 s at every start). So `init` leaves the plugin's
+//! directory as a finished install leaves it, where nothing is there yet: that
+//! `.gitignore`, a lock file naming the package and a `node_modules` holding
+//! only a note of Lens's. OpenCode then installs nothing and makes nothing
+//! there, and uninstall takes out exactly what `init` put in. (Should the user
+//! add a dependency of their own, OpenCode's install runs again and installs
+//! the package with it.) It also puts `"$schema"` at the top of every config
+//! file without one, which [`without_schema`] recognises.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
@@ -61,6 +75,110 @@ pub fn plugin_edit(path: PathBuf) -> Edit {
     }
 }
 
+/// What OpenCode writes as `.gitignore` in a config directory without one.
+pub const GITIGNORE: &str = "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore";
+
+/// A lock file as OpenCode's install check reads it: the root package
+/// depends on `@opencode-ai/plugin` (the version OpenCode would ask for).
+pub const LOCK: &str = r#"{
+  "name": "opencode",
+  "lockfileVersion": 3,
+  "requires": true,
+  "packages": {
+    "": {
+      "dependencies": {
+        "@opencode-ai/plugin": "1.18.33"
+      }
+    }
+  }
+}
+"#;
+
+/// The one file in the `node_modules` `init` makes.
+pub const NODE_MODULES_NOTE: &str = "Made by `lens init --agent opencode`: with ../package-lock.json it tells OpenCode its plugin directory is installed, so it does not run npm at every start. `lens init --uninstall` removes both.\n";
+
+/// Every edit for an install whose config directory is `dir` and config file
+/// `config`: the plugin, what a finished install leaves beside it, the allow
+/// rule.
+pub fn edits(dir: &Path, config: PathBuf) -> Vec<Edit> {
+    let placeholder = |rel: &str, contents| Edit {
+        path: dir.join(rel),
+        change: Change::Placeholder { contents },
+    };
+    vec![
+        plugin_edit(dir.join("plugin/lens.js")),
+        placeholder(".gitignore", GITIGNORE),
+        placeholder("package-lock.json", LOCK),
+        placeholder("node_modules/.lens", NODE_MODULES_NOTE),
+        allow_show_edit(config),
+    ]
+}
+
+/// What OpenCode puts in place of a config file's opening `{` when the file
+/// has no `$schema` (`text.replace(/^\s*\{/, …)`).
+const SCHEMA_OPENING: &str = "{\n  \"$schema\": \"https://opencode.ai/config.json\",";
+
+/// The text before OpenCode added its `$schema` key, when that is the change.
+pub fn without_schema(text: &str) -> Option<String> {
+    text.strip_prefix(SCHEMA_OPENING)
+        .map(|rest| format!("{{{rest}"))
+}
+
+/// What OpenCode's own install of its plugin package left in `dir` (a config
+/// directory `init` created, so that install happened because of Lens): its
+/// `.gitignore`, and `node_modules`, `package.json`, `package-lock.json` and
+/// `bun.lock` when they depend on nothing but `@opencode-ai/plugin`. Empty when
+/// `dir` holds anything else: then it is the user's, and stays.
+pub fn install_leftovers(dir: &Path) -> Vec<PathBuf> {
+    const PLUGIN_PACKAGE: &str = "@opencode-ai/plugin";
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let read = |name: &str| -> Option<Value> {
+        serde_json::from_slice(&std::fs::read(dir.join(name)).ok()?).ok()
+    };
+    // Only the plugin package among the dependencies of `deps`.
+    let only_plugin = |deps: Option<&Value>| {
+        deps.and_then(Value::as_object)
+            .is_none_or(|m| m.keys().all(|k| k == PLUGIN_PACKAGE))
+    };
+    let mut made = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = match name.as_str() {
+            ".gitignore" => std::fs::read_to_string(e.path()).is_ok_and(|t| t == GITIGNORE),
+            "package.json" => read(&name).is_some_and(|v| {
+                v.as_object().is_some_and(|o| {
+                    o.keys().all(|k| k == "dependencies") && only_plugin(o.get("dependencies"))
+                })
+            }),
+            "package-lock.json" => read(&name).is_some_and(|v| {
+                let packages = v.get("packages").and_then(Value::as_object);
+                // The root needs only the plugin package, and every package
+                // it installed is under node_modules.
+                packages.is_some_and(|p| {
+                    only_plugin(p.get("").and_then(|r| r.get("dependencies")))
+                        && p.keys()
+                            .all(|k| k.is_empty() || k.starts_with("node_modules/"))
+                })
+            }),
+            "node_modules" | "bun.lock" => true,
+            _ => false,
+        };
+        if !ours {
+            return Vec::new();
+        }
+        made.push(e.path());
+    }
+    // `node_modules` is OpenCode's only with a lock file saying what is in it.
+    let has = |n: &str| made.iter().any(|p| p.ends_with(n));
+    if has("node_modules") && !has("package-lock.json") {
+        return Vec::new();
+    }
+    made.sort();
+    made
+}
+
 /// The allow rule for `lens show` in an `opencode.json`.
 pub fn allow_show_edit(path: PathBuf) -> Edit {
     Edit {
@@ -96,4 +214,70 @@ pub fn read_event(event: &Value) -> Option<Captured> {
 /// The answer the plugin puts in place of the output.
 pub fn answer(view: &Filtered) -> Value {
     json!({ "output": view.text })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_file_opencode_gave_a_schema_reads_as_written() {
+        let written = "{\n  \"permission\": {}\n}\n";
+        let opened = written.replacen(
+            '{',
+            "{\n  \"$schema\": \"https://opencode.ai/config.json\",",
+            1,
+        );
+        assert_eq!(without_schema(&opened).as_deref(), Some(written));
+        assert_eq!(without_schema(written), None);
+    }
+
+    #[test]
+    fn only_opencode_s_own_install_of_its_plugin_package_is_a_leftover() {
+        let dir = std::env::temp_dir().join(format!("lens-opencode-left-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("node_modules/@opencode-ai/plugin")).unwrap();
+        let w = |n: &str, t: &str| std::fs::write(dir.join(n), t).unwrap();
+        w(".gitignore", GITIGNORE);
+        w(
+            "package.json",
+            r#"{"dependencies": {"@opencode-ai/plugin": "1.18.33"}}"#,
+        );
+        w(
+            "package-lock.json",
+            r#"{"packages": {"": {"dependencies": {"@opencode-ai/plugin": "1.18.33"}}, "node_modules/@opencode-ai/plugin": {}, "node_modules/zod": {}}}"#,
+        );
+        let names = |v: Vec<PathBuf>| -> Vec<String> {
+            v.iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(
+            names(install_leftovers(&dir)),
+            [
+                ".gitignore",
+                "node_modules",
+                "package-lock.json",
+                "package.json"
+            ]
+        );
+        // A dependency of the user's: the install is theirs.
+        w(
+            "package.json",
+            r#"{"dependencies": {"@opencode-ai/plugin": "1.18.33", "left-pad": "1"}}"#,
+        );
+        assert!(install_leftovers(&dir).is_empty());
+        w(
+            "package.json",
+            r#"{"dependencies": {"@opencode-ai/plugin": "1.18.33"}}"#,
+        );
+        // A file of the user's beside it.
+        w("notes.md", "mine");
+        assert!(install_leftovers(&dir).is_empty());
+        std::fs::remove_file(dir.join("notes.md")).unwrap();
+        // node_modules with no lock saying what is in it.
+        std::fs::remove_file(dir.join("package-lock.json")).unwrap();
+        assert!(install_leftovers(&dir).is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
