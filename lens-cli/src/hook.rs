@@ -71,7 +71,10 @@ pub(crate) fn cmd(agent: Agent) -> i32 {
         let _ = out.flush();
     }
     if let Some((c, result)) = &outcome {
-        log(agent, c, result, answer.is_some(), started);
+        let would = event.as_ref().map_or(c.output.len() as u64, |e| {
+            agents::model_would_read(agent, e, c.output.len() as u64)
+        });
+        log(agent, c, result, answer.is_some(), would, started);
     }
     0
 }
@@ -89,6 +92,7 @@ fn log(
     c: &Captured,
     result: &Result<captured::Filtered, captured::Raw>,
     answered: bool,
+    would_read: u64,
     started: SystemTime,
 ) {
     let (raw_bytes, shown, handle, argv, level, why) = match result {
@@ -119,10 +123,23 @@ fn log(
     r.level = level;
     r.exit = c.exit;
     r.bytes_in = Some(raw_bytes);
-    r.bytes_out = Some(if answered { shown } else { raw_bytes });
+    // What the model read: the answer, else what the agent gave it.
+    r.bytes_out = Some(if answered { shown } else { would_read });
     r.handle = handle;
+    // A `lens show` the agent ran is a fetch: what the model read of it is
+    // the page answered (or the agent's own cut), never the whole run.
+    if let Some(words) = crate::cmdline::lens_show_only(&c.line) {
+        r.fetch = true;
+        r.handle = r.handle.or_else(|| {
+            words
+                .iter()
+                .find(|w| lens_core::Handle::parse(w).is_some())
+                .cloned()
+        });
+    }
     if let Some(h) = r.hook.as_mut() {
         h.raw = why;
+        h.would_read = Some(would_read);
     }
     r.project = c.cwd.as_ref().map(|d| {
         crate::init::project_root(std::path::Path::new(d))

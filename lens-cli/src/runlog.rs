@@ -69,6 +69,12 @@ pub struct HookSeen {
     /// Why the output was left as the agent had it, when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,
+    /// Bytes the agent's model would have read of this result without Lens
+    /// (the agent's own cut, preview or limit, from its file in `agents/`).
+    /// Absent in records from before it was logged: `lens stats` then falls
+    /// back on `bytes_in`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub would_read: Option<u64>,
 }
 
 impl Record {
@@ -110,6 +116,7 @@ impl Record {
                 command,
                 applied,
                 raw: None,
+                would_read: None,
             }),
             level: 2,
             ..Record::passthrough(ts_ms, Vec::new(), 2)

@@ -69,6 +69,27 @@ pub struct RawRun {
     pub times: u64,
 }
 
+/// What one agent's model read, from the records its hook wrote.
+#[derive(Serialize, Debug, Default, Clone, PartialEq, Eq)]
+pub struct AgentTotals {
+    /// Command outputs the hook saw (fetches not included).
+    pub results: u64,
+    /// Bytes the model would have read of them without Lens: the agent's own
+    /// cut, preview or limit.
+    pub would_read_bytes: u64,
+    /// Bytes the model read of them with Lens: the view where the hook
+    /// answered with one, else what the agent gave it.
+    pub read_bytes: u64,
+    /// `lens show` runs the agent made.
+    pub fetches: u64,
+    /// Bytes the model read of those: the page the hook answered, else the
+    /// agent's own cut of what `lens show` printed.
+    pub fetched_bytes: u64,
+    /// `would_read_bytes - read_bytes - fetched_bytes` (negative when
+    /// fetching cost more than the views saved).
+    pub saved_bytes: i64,
+}
+
 /// The whole report.
 #[derive(Serialize, Debug, PartialEq)]
 pub struct Report {
@@ -76,8 +97,15 @@ pub struct Report {
     pub since_ms: Option<u64>,
     /// How tokens are estimated.
     pub token_estimate: &'static str,
-    /// Totals over every run.
+    /// Totals over every run: a `lens <cmd>` run counts the bytes its command
+    /// wrote, an agent's result what the agent would have shown without Lens.
     pub total: Totals,
+    /// Per agent, what its model would have read without Lens and read with
+    /// it, and what it fetched.
+    pub agents: BTreeMap<String, AgentTotals>,
+    /// `lens <cmd>` runs (no agent): bytes the commands wrote and Lens
+    /// printed, counted raw.
+    pub lens_runs: Totals,
     /// Per command, most bytes saved first.
     pub commands: Vec<(String, Totals)>,
     /// Per project (git root of the working directory), most bytes saved first.
@@ -88,12 +116,13 @@ pub struct Report {
     pub hook_applied: u64,
     /// The rest, by why they were left as they were.
     pub hook_raw: Vec<RawRun>,
-    /// `lens show` runs: what the agent fetched back from the store.
+    /// `lens show` runs no agent's hook saw (those are in `agents`).
     pub fetches: u64,
     /// Bytes those fetches printed.
     pub fetched_bytes: u64,
-    /// Bytes saved net of fetches: `bytes_in - bytes_out - fetched_bytes` over
-    /// every counted run (negative when fetching cost more than the views saved).
+    /// Bytes saved net of fetches: `bytes_in - bytes_out - fetched_bytes`
+    /// and every agent's `fetched_bytes` over every counted run (negative
+    /// when fetching cost more than the views saved).
     pub net_saved_bytes: i64,
     /// Lines of the log that did not parse.
     pub unreadable_lines: usize,
@@ -150,6 +179,11 @@ pub struct Aggregate {
     per: BTreeMap<String, Totals>,
     projects: BTreeMap<String, Totals>,
     raw: BTreeMap<String, u64>,
+    agents: BTreeMap<String, AgentTotals>,
+    lens_runs: Totals,
+    /// Fetches no agent's record has claimed yet, by handle.
+    loose: BTreeMap<String, Vec<u64>>,
+    agent_fetched: u64,
     seen: u64,
     applied: u64,
     fetches: u64,
@@ -165,6 +199,10 @@ impl Aggregate {
             per: BTreeMap::new(),
             projects: BTreeMap::new(),
             raw: BTreeMap::new(),
+            agents: BTreeMap::new(),
+            lens_runs: Totals::default(),
+            loose: BTreeMap::new(),
+            agent_fetched: 0,
             seen: 0,
             applied: 0,
             fetches: 0,
@@ -177,12 +215,39 @@ impl Aggregate {
         if self.since_ms.is_some_and(|s| r.ts_ms < s) {
             return;
         }
-        if r.fetch {
-            self.fetches += 1;
-            self.fetched += r.bytes_out.unwrap_or(0);
-            return;
-        }
         if let Some(h) = &r.hook {
+            // The model read the answer where the hook gave one, else what
+            // the agent gave it; records from before `would_read` was logged
+            // fall back on the raw size.
+            let would = h.would_read.or(r.bytes_in).unwrap_or(0);
+            let read = if h.applied {
+                r.bytes_out.unwrap_or(0)
+            } else {
+                would
+            };
+            let a = self.agents.entry(h.agent.clone()).or_default();
+            if r.fetch {
+                a.fetches += 1;
+                a.fetched_bytes += read;
+                a.saved_bytes -= read as i64;
+                self.agent_fetched += read;
+                // The `lens show` process logged this fetch too, whole, just
+                // before: the agent's record counts it, as the model read it.
+                if let Some(bytes) = r
+                    .handle
+                    .as_ref()
+                    .and_then(|h| self.loose.get_mut(h))
+                    .and_then(Vec::pop)
+                {
+                    self.fetches -= 1;
+                    self.fetched -= bytes;
+                }
+                return;
+            }
+            a.results += 1;
+            a.would_read_bytes += would;
+            a.read_bytes += read;
+            a.saved_bytes += would as i64 - read as i64;
             self.seen += 1;
             if h.applied {
                 self.applied += 1;
@@ -191,7 +256,29 @@ impl Aggregate {
                 *self.raw.entry(why).or_default() += 1;
                 return;
             }
+            // Counted from what the model would have read, never the raw size.
+            let seen = Record {
+                bytes_in: Some(would),
+                bytes_out: Some(read),
+                ..r.clone()
+            };
+            self.count(&seen);
+            return;
         }
+        if r.fetch {
+            let bytes = r.bytes_out.unwrap_or(0);
+            self.fetches += 1;
+            self.fetched += bytes;
+            if let Some(h) = &r.handle {
+                self.loose.entry(h.clone()).or_default().push(bytes);
+            }
+            return;
+        }
+        self.lens_runs.add(r);
+        self.count(r);
+    }
+
+    fn count(&mut self, r: &Record) {
         self.total.add(r);
         self.per.entry(command_key(&r.argv)).or_default().add(r);
         if let Some(p) = &r.project {
@@ -208,11 +295,16 @@ impl Aggregate {
             .collect();
         hook_raw.sort_by(|a, b| b.times.cmp(&a.times).then(a.why.cmp(&b.why)));
         let total = self.total;
-        let net_saved_bytes = total.bytes_in as i64 - total.bytes_out as i64 - self.fetched as i64;
+        let net_saved_bytes = total.bytes_in as i64
+            - total.bytes_out as i64
+            - self.fetched as i64
+            - self.agent_fetched as i64;
         Report {
             since_ms: self.since_ms,
             token_estimate: "one token per 4 bytes, rounded up",
             total,
+            agents: self.agents,
+            lens_runs: self.lens_runs,
             commands: sorted(self.per),
             projects: sorted(self.projects),
             hook_seen: self.seen,
@@ -231,6 +323,14 @@ fn human(n: u64) -> String {
         n if n >= 10 << 20 => format!("{:.1} MB", n as f64 / (1 << 20) as f64),
         n if n >= 10 << 10 => format!("{:.1} KB", n as f64 / 1024.0),
         n => format!("{n} B"),
+    }
+}
+
+fn signed(n: i64) -> String {
+    if n < 0 {
+        format!("-{}", human(n.unsigned_abs()))
+    } else {
+        human(n as u64)
     }
 }
 
@@ -277,6 +377,34 @@ pub fn table(r: &Report) -> String {
             r.unreadable_lines
         ));
     }
+    if !r.agents.is_empty() {
+        s.push_str(
+            "\nagent     results  would read   read     fetches  fetched    saved  (bytes the model read: without Lens, with it)\n",
+        );
+        for (name, a) in &r.agents {
+            s.push_str(&format!(
+                "{:<8}  {:>7}  {:>10}  {:>10}  {:>5}  {:>10}  {:>10}\n",
+                name,
+                a.results,
+                human(a.would_read_bytes),
+                human(a.read_bytes),
+                a.fetches,
+                human(a.fetched_bytes),
+                signed(a.saved_bytes)
+            ));
+        }
+    }
+    let l = &r.lens_runs;
+    if l.runs > 0 {
+        s.push_str(&format!(
+            "\nlens <cmd> runs: {} ({} passthrough), {} of raw output in, {} shown, {:.1}% saved\n",
+            l.runs,
+            l.passthrough,
+            human(l.bytes_in),
+            human(l.bytes_out),
+            l.saved_pct
+        ));
+    }
     section(&mut s, "command", &r.commands);
     section(&mut s, "project", &r.projects);
     if r.fetches > 0 || t.runs > 0 {
@@ -284,11 +412,7 @@ pub fn table(r: &Report) -> String {
             "\n{} fetches with lens show printed {}; net of them, {} saved\n",
             r.fetches,
             human(r.fetched_bytes),
-            if r.net_saved_bytes < 0 {
-                format!("-{}", human(r.net_saved_bytes.unsigned_abs()))
-            } else {
-                human(r.net_saved_bytes as u64)
-            }
+            signed(r.net_saved_bytes)
         ));
     }
     if r.hook_seen > 0 {

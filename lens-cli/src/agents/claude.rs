@@ -113,6 +113,95 @@ pub fn answer(_event: &Value, view: &Filtered) -> Value {
     })
 }
 
+/// What Claude Code 2.1.328's Bash tool hands the model of an output it
+/// persisted: a preview of the first 2,000 characters (cut back to the last
+/// line break when one falls past the half), inside a `<persisted-output>`
+/// block naming the file and the size (`mapToolResultToToolResultBlockParam`
+/// and the preview helper in its bundle).
+const PREVIEW_CHARS: usize = 2000;
+
+/// Bytes Claude Code's model reads of this result without Lens: the event's
+/// own text when it was inline (it IS what the model reads, trimmed as Claude
+/// Code trims it), the preview block when the output was persisted;
+/// `output_len` when the event holds neither.
+pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
+    let Some(r) = event.get("tool_response") else {
+        return output_len;
+    };
+    let Some(stdout) = r.get("stdout").and_then(Value::as_str) else {
+        return output_len;
+    };
+    let body = stdout
+        .trim_start_matches(['\n', ' ', '\t', '\r'])
+        .trim_end();
+    let err = r.get("stderr").and_then(Value::as_str).unwrap_or("").trim();
+    let err_len = if err.is_empty() { 0 } else { err.len() + 1 };
+    let Some(path) = r.get("persistedOutputPath").and_then(Value::as_str) else {
+        return (body.len() + err_len) as u64;
+    };
+    let size = r
+        .get("persistedOutputSize")
+        .and_then(Value::as_u64)
+        .unwrap_or(output_len);
+    let (preview, more) = preview(body);
+    let block = format!(
+        "<persisted-output>\nOutput too large ({}). Full output saved to: {path}\nPreview (first 2KB):\n{preview}{}</persisted-output>",
+        claude_size(size),
+        if more { "\n...\n" } else { "" }
+    );
+    (block.len() + err_len) as u64
+}
+
+/// The preview: the first [`PREVIEW_CHARS`] characters, ending at the last
+/// line break in them when that is past the half; and whether text is left.
+fn preview(text: &str) -> (&str, bool) {
+    let Some((cut, _)) = text.char_indices().nth(PREVIEW_CHARS) else {
+        return (text, false);
+    };
+    let head = &text[..cut];
+    let end = match head.rfind('\n') {
+        Some(nl) if head[..nl].chars().count() > PREVIEW_CHARS / 2 => nl,
+        _ => cut,
+    };
+    (&text[..end], true)
+}
+
+/// A size as Claude Code writes it (`399.3KB`).
+fn claude_size(bytes: u64) -> String {
+    match bytes {
+        b if b < 1024 => format!("{b} bytes"),
+        b if b < 1 << 20 => format!("{:.1}KB", b as f64 / 1024.0),
+        b => format!("{:.1}MB", b as f64 / (1u64 << 20) as f64),
+    }
+}
+
+#[cfg(test)]
+mod would_read_tests {
+    use super::*;
+
+    #[test]
+    fn an_inline_result_is_read_as_the_event_holds_it() {
+        let e = json!({"tool_response": {"stdout": "\nabc\n\n", "stderr": "warn\n"}});
+        // "abc", then the stderr on a line of its own.
+        assert_eq!(model_would_read(&e, 999), 3 + 1 + 4);
+        assert_eq!(model_would_read(&json!({}), 999), 999);
+    }
+
+    #[test]
+    fn a_persisted_result_is_read_as_its_two_kb_preview() {
+        let line = "x".repeat(99) + "\n";
+        let stdout = line.repeat(300);
+        let path = "/h/.claude/projects/p/tool-results/b1.txt";
+        let e = json!({"tool_response": {"stdout": stdout, "stderr": "",
+            "persistedOutputPath": path, "persistedOutputSize": 408_894}});
+        let n = model_would_read(&e, 408_894);
+        // 19 whole lines of the first 2,000 characters, and the block around them.
+        let preview = 19 * 100 - 1;
+        assert!(n > preview as u64 && n < preview as u64 + 300, "{n}");
+        assert!(n < 3000, "{n}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

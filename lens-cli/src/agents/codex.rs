@@ -168,6 +168,42 @@ pub fn answer(_event: &Value, view: &Filtered) -> Value {
     json!({ "decision": "block", "reason": format!("{head}Output:\n{}", view.text) })
 }
 
+/// Bytes Codex's model reads of this result without Lens: the event's
+/// `tool_response` (it is Codex's own head-and-tail cut of the output) under
+/// the header Codex CLI 0.169.0 opens every shell result with (`Chunk ID: …`,
+/// `Wall time: … seconds`, `Process exited with code N`, `Original token
+/// count: N`, `Output:`), sized here as a typical one; `output_len` with that
+/// header when the event holds no text.
+pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
+    let shown = event
+        .get("tool_response")
+        .and_then(Value::as_str)
+        .map_or(output_len, |s| s.len() as u64);
+    let header = format!(
+        "Chunk ID: 000000\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: {}\nOutput:\n",
+        output_len.div_ceil(4)
+    );
+    shown + header.len() as u64
+}
+
+#[cfg(test)]
+mod would_read_tests {
+    use super::*;
+
+    #[test]
+    fn the_model_reads_codexs_cut_not_the_whole_output() {
+        let cut = "head …400000 chars truncated… tail".to_string();
+        let e = json!({"tool_response": cut});
+        let n = model_would_read(&e, 408_894);
+        // The cut and its header, never the 400 KB the rollout holds.
+        assert!(
+            n > cut.len() as u64 + 80 && n < cut.len() as u64 + 120,
+            "{n}"
+        );
+        assert!(model_would_read(&json!({}), 50) > 50);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -420,6 +420,74 @@ fn policy_may_refuse(path: &Path) -> bool {
     })
 }
 
+/// Gemini CLI 0.61.0 cuts a shell result longer than this many characters
+/// (`DEFAULT_TRUNCATE_TOOL_OUTPUT_THRESHOLD`, 4e4) to its first fifth and its
+/// last four fifths around a notice (`formatTruncatedToolOutput`), saving the
+/// whole to a file it names.
+const TRUNCATE_THRESHOLD: usize = 40_000;
+
+/// Bytes Gemini CLI's model reads of this result without Lens: the result
+/// text the event holds (`Output: …` and its trailer), cut as Gemini CLI cuts
+/// one over [`TRUNCATE_THRESHOLD`]; `output_len` when the event holds none.
+pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
+    let Some(r) = event.get("tool_response") else {
+        return output_len;
+    };
+    let Some(text) = ["llmContent", "output", "returnDisplay"]
+        .iter()
+        .find_map(|k| r.get(*k).and_then(Value::as_str))
+        .or_else(|| r.as_str())
+    else {
+        return output_len;
+    };
+    let chars = text.chars().count();
+    if chars <= TRUNCATE_THRESHOLD {
+        return text.len() as u64;
+    }
+    let head = TRUNCATE_THRESHOLD / 5;
+    let tail = TRUNCATE_THRESHOLD - head;
+    let bytes = |s: &str| s.len();
+    let head_text: String = text.chars().take(head).collect();
+    let tail_text: String = text.chars().skip(chars - tail).collect();
+    // The saved file's path: the project's temp directory, `tool-outputs`,
+    // the session and the call; sized as a typical one.
+    let notice = format!(
+        "Output too large. Showing first 8,000 and last 32,000 characters. For full output see: {}\n\n\n... [{} characters omitted] ...\n\n",
+        "x".repeat(110),
+        group_thousands(chars - head - tail)
+    );
+    (bytes(&head_text) + bytes(&tail_text) + notice.len()) as u64
+}
+
+/// `n` with a comma every three digits, as `toLocaleString` writes it.
+fn group_thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod would_read_tests {
+    use super::*;
+
+    #[test]
+    fn a_result_under_the_threshold_is_read_whole_and_a_longer_one_cut() {
+        let short = json!({"tool_response": {"llmContent": "Output: a\nb"}});
+        assert_eq!(model_would_read(&short, 3), 11);
+        let long = format!("Output: {}", "y".repeat(400_000));
+        let n = model_would_read(&json!({"tool_response": {"llmContent": long}}), 400_000);
+        assert!(n > 40_000 && n < 40_400, "{n}");
+        assert_eq!(group_thousands(1_234_567), "1,234,567");
+        assert_eq!(group_thousands(999), "999");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

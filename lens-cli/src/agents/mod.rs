@@ -309,6 +309,19 @@ pub fn read_event(agent: Agent, event: &Value) -> Option<crate::captured::Captur
     Some(c)
 }
 
+/// Bytes `agent`'s model would read of this event's result without Lens (its
+/// own cut, preview or limit), from the event where it holds that and from
+/// the pinned CLI's rules otherwise; `output_len` is the captured output's.
+pub fn model_would_read(agent: Agent, event: &Value, output_len: u64) -> u64 {
+    match agent {
+        Agent::Claude => claude::model_would_read(event, output_len),
+        Agent::Codex => codex::model_would_read(event, output_len),
+        Agent::Gemini => gemini::model_would_read(event, output_len),
+        Agent::Opencode => opencode::model_would_read(event, output_len),
+        Agent::Cursor => output_len,
+    }
+}
+
 /// The most a view may be for `agent`: under what it shows without cutting.
 pub fn limit(agent: Agent) -> usize {
     lens_core::DEFAULT_BUDGET.min(inline_limit(agent))
