@@ -409,7 +409,7 @@ pub fn table(r: &Report) -> String {
     section(&mut s, "project", &r.projects);
     if r.fetches > 0 || t.runs > 0 {
         s.push_str(&format!(
-            "\n{} fetches with lens show printed {}; net of them, {} saved\n",
+            "\n{} fetches with lens show outside an agent's hook printed {}; net of every fetch, {} saved\n",
             r.fetches,
             human(r.fetched_bytes),
             signed(r.net_saved_bytes)
@@ -573,7 +573,9 @@ mod tests {
         );
         let t = table(&r);
         assert!(
-            t.contains("1 fetches with lens show printed 1500 B; net of them, 2500 B saved"),
+            t.contains(
+                "1 fetches with lens show outside an agent's hook printed 1500 B; net of every fetch, 2500 B saved"
+            ),
             "{t}"
         );
         assert!(t.contains("the model read Lens's view of 1"), "{t}");
