@@ -585,5 +585,45 @@ mod tests {
         )
         .unwrap();
         assert!(!old_hook.hook.unwrap().applied);
+        // Records from before `would_read` was logged count their raw size;
+        // the ones the hook left raw count as read whole.
+        let c = &r.agents["claude"];
+        assert_eq!((c.results, c.would_read_bytes), (4, 5906));
+        assert_eq!(c.read_bytes, 1906);
+        assert_eq!((c.fetches, c.saved_bytes), (0, 4000));
+    }
+
+    #[test]
+    fn an_agents_fetch_is_the_page_its_model_read_and_counted_once() {
+        let mut seen = Record::hook(20, "gemini", "seq 1 70000".into(), true);
+        seen.bytes_in = Some(408_894);
+        seen.bytes_out = Some(300);
+        seen.hook.as_mut().unwrap().would_read = Some(40_300);
+        // `lens show` logs what it printed; the hook then logs the page.
+        let printed = Record::fetch(
+            21,
+            vec!["lens".into(), "show".into()],
+            "0000abcd".into(),
+            1_800_000,
+        );
+        let mut page = Record::hook(22, "gemini", "lens show 0000abcd".into(), true);
+        page.fetch = true;
+        page.handle = Some("0000abcd".into());
+        page.bytes_out = Some(39_000);
+        page.hook.as_mut().unwrap().would_read = Some(40_300);
+        let r = report(&[seen, printed, page], 0, None);
+        let g = &r.agents["gemini"];
+        assert_eq!(
+            (g.results, g.would_read_bytes, g.read_bytes),
+            (1, 40_300, 300)
+        );
+        assert_eq!((g.fetches, g.fetched_bytes), (1, 39_000));
+        assert_eq!(g.saved_bytes, 40_300 - 300 - 39_000);
+        // Never the raw 400 KB, and the whole `lens show` is not counted again.
+        assert_eq!(
+            (r.total.bytes_in, r.fetches, r.fetched_bytes),
+            (40_300, 0, 0)
+        );
+        assert_eq!(r.net_saved_bytes, 1000);
     }
 }
