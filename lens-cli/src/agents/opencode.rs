@@ -282,17 +282,18 @@ mod tests {
     }
 }
 
-/// OpenCode 1.18.33 cuts a tool's output past this many lines or bytes
-/// (`Truncate.MAX_LINES`, `Truncate.MAX_BYTES`), keeping the head, saving the
-/// whole to a file and naming it in `metadata.outputPath`.
+/// OpenCode 1.18.33's bash tool keeps the last this many lines or bytes of
+/// an output (`es(output, maxLines, maxBytes)`, with `Truncate.MAX_LINES` and
+/// `Truncate.MAX_BYTES`), saves the whole to a file, names it in
+/// `metadata.outputPath`, and opens the result with a line saying so.
 const MAX_LINES: usize = 2000;
 const MAX_BYTES: usize = 51_200;
 
 /// Bytes OpenCode's model reads of this result without Lens. OpenCode cuts
 /// the output before `tool.execute.after` runs, so an event with an
 /// `outputPath` holds the cut the model reads; an event over the limits
-/// without one is cut here as OpenCode would (its head up to the limits, a
-/// `...N bytes truncated...` line and the notice naming the file).
+/// without one is cut here as OpenCode would: its tail up to the limits,
+/// after `...output truncated...` and the line naming the file.
 pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
     let Some(output) = event.get("output").and_then(Value::as_str) else {
         return output_len;
@@ -303,14 +304,16 @@ pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
         return output.len() as u64;
     }
     let mut kept = 0;
-    for (i, line) in output.split('\n').take(MAX_LINES).enumerate() {
+    for (i, line) in output.rsplit('\n').take(MAX_LINES).enumerate() {
         let add = line.len() + usize::from(i > 0);
         if kept + add > MAX_BYTES {
+            // A single line longer than the limit keeps its last bytes.
+            kept = kept.max(MAX_BYTES.min(add));
             break;
         }
         kept += add;
     }
-    let notice = "\n...000000 bytes truncated...\nThe tool call succeeded but the output was truncated. Full output saved to: /home/u/.local/share/opencode/tool-output/tool_0000000000000000000000000\nUse Grep to search the full content or Read with offset/limit to view specific sections.";
+    let notice = "...output truncated...\nFull output saved to: /root/.local/share/opencode/tool-output/tool_0000000000000000000000000\n";
     (kept + notice.len()) as u64
 }
 
@@ -322,11 +325,14 @@ mod would_read_tests {
     fn the_event_holds_opencodes_cut_or_it_is_cut_here() {
         let cut = json!({"output": "a\nb", "outputPath": "/t/tool_1"});
         assert_eq!(model_would_read(&cut, 400_000), 3);
-        let whole = "z".repeat(99) + "\n";
-        let e = json!({"output": whole.repeat(4000)});
-        let n = model_would_read(&e, 400_000);
-        // 512 lines of 100 bytes fill 51,200; the notice adds under 300.
-        assert!(n > 51_000 && n < 51_500, "{n}");
+        // 4,000 lines of 6 bytes: the last 2,000 lines are kept.
+        let whole: String = (1..=4000).map(|_| "12345\n").collect();
+        let n = model_would_read(&json!({"output": whole.trim_end()}), 24_000);
+        assert!(n > 12_000 && n < 12_150, "{n}");
+        // 512 lines of 100 bytes fill 51,200.
+        let wide = "z".repeat(99) + "\n";
+        let n = model_would_read(&json!({"output": wide.repeat(1000)}), 100_000);
+        assert!(n > 51_000 && n < 51_350, "{n}");
         assert_eq!(model_would_read(&json!({"output": "ok"}), 9), 2);
     }
 }
