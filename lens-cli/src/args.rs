@@ -1,6 +1,10 @@
 //! Argument parsing, by hand. Flags before the command are Lens's; everything from
 //! the command name on belongs to the child, so `lens mytool --level 3` passes
 //! `--level 3` to mytool.
+//!
+//! Each subcommand's help text sits next to its parser and is the list of flags
+//! that parser accepts: a flag the text does not name is refused, and a unit
+//! test drives the parser with every flag the text names.
 
 use std::ffi::OsString;
 
@@ -29,8 +33,8 @@ pub enum Invocation {
     Hook(Agent),
     /// Filter output already captured (stdin) as a command line's own.
     As(AsArgs),
-    /// Print usage.
-    Help,
+    /// Print this help text (Lens's, or one subcommand's) on stdout.
+    Help(&'static str),
     /// Print the version.
     Version,
 }
@@ -94,8 +98,24 @@ pub struct InitArgs {
     pub uninstall: bool,
 }
 
-/// Usage text.
-pub const USAGE: &str = "\
+/// `lens --help`: running a command, `--as`, then each subcommand's usage lines
+/// taken from its own help text, so a synopsis is written once.
+fn usage() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let mut text = String::from(RUN_USAGE);
+        for help in [SHOW_HELP, STATS_HELP, INIT_HELP, HOOK_HELP] {
+            for line in help.lines().take_while(|l| !l.is_empty()) {
+                text.push_str(&line.replacen("usage:", "      ", 1));
+                text.push('\n');
+            }
+        }
+        text.push_str(USAGE_TAIL);
+        text
+    })
+}
+
+const RUN_USAGE: &str = "\
 usage: lens [--level 0|1|2|3] [--budget SIZE] [--] <command> [args...]
 
 Runs <command>, stores its full output, and prints a smaller view. Every run of
@@ -108,27 +128,21 @@ To see those lines, fetch them instead of running the command again:
 
   lens show 1a2b3c4d --lines 120-480      (add --stream stderr for stderr)
 
-  --level N      0 counts and one line, 1 failures (or the head), 2 ranked view
-                 under the budget (default), 3 raw
-  --budget SIZE  view budget for level 2, in bytes; k and m suffixes (default 4k)
+  -l, --level N      0 counts and one line, 1 failures (or the head), 2 ranked
+                     view under the budget (default), 3 raw
+  -b, --budget SIZE  view budget for level 2, in bytes; k and m suffixes (default 4k)
 
 The exit code is the command's; stdout's view goes to stdout, stderr's to stderr.
 
-       lens show <handle> [--lines A-B] [--stream stdout|stderr] [--level N] [--budget SIZE]
-       lens show <handle> [--lines A-B] [--stream S] --max-bytes SIZE   at most SIZE of the
-                 lines, whole lines, then a marker naming the lines left
-       lens show <handle> --grep REGEX [--context N] [--stream S]   matching raw lines, numbered
-       lens stats [--json] [--since 7d|2026-11-01]
-       lens init [--agent claude|codex|gemini|cursor|opencode]... [--global|--project]
-                 [--dry-run] [--uninstall]
        lens --as '<command line>' [--exit N] [--level N] [--budget SIZE] < saved.log
                  filter output already captured (a saved or CI log) as that command's
-       lens hook claude|codex|gemini|opencode   answer an agent's after-tool event on
-                 stdin (what `lens init` installs)
-       lens --help | --version
+";
 
-Flags after the command name are the command's. Use `--` to run a command named
-show, stats, init or hook. Environment: LENS_STORE, LENS_LOG_DIR, LENS_CONFIG.";
+const USAGE_TAIL: &str = "       lens -h|--help, lens -V|--version
+
+Each subcommand answers --help (or -h): lens show --help. Flags after the
+command name are the command's. Use `--` to run a command named show, stats,
+init or hook. Environment: LENS_STORE, LENS_LOG_DIR, LENS_CONFIG.";
 
 /// Parses Lens's own arguments. The error is one line naming the problem and the fix.
 pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
@@ -152,6 +166,12 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
         Some("hook") => {
             it.next();
             let rest: Vec<String> = it.map(lossy).collect();
+            for a in &rest {
+                known("hook", a, HOOK_HELP)?;
+                if is_help(a) {
+                    return Ok(Invocation::Help(HOOK_HELP));
+                }
+            }
             return match rest.as_slice() {
                 [a] => Agent::parse(a)
                     .filter(|a| *a != Agent::Cursor)
@@ -174,7 +194,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
         let (flag, inline) = split_flag(&s);
         match flag.as_str() {
             "--" => break,
-            "-h" | "--help" => return Ok(Invocation::Help),
+            "-h" | "--help" => return Ok(Invocation::Help(usage())),
             "-V" | "--version" => return Ok(Invocation::Version),
             "--level" | "-l" => {
                 let v = value(&flag, inline, &mut it)?;
@@ -255,6 +275,25 @@ fn parse_budget(v: &str) -> Result<usize, String> {
     })
 }
 
+/// `lens show --help`. The flags named here are the ones [`parse_show`] accepts.
+pub const SHOW_HELP: &str = "\
+usage: lens show <handle> [--lines A-B] [--stream stdout|stderr] [--level N] [--budget SIZE]
+       lens show <handle> [--lines A-B] [--stream S] --max-bytes SIZE
+       lens show <handle> --grep REGEX [--context N] [--stream S] [--budget SIZE]
+
+Prints a stored run, raw unless --level says otherwise. The handle and the line
+numbers are the ones a [lens: elided ...] marker names.
+
+  --lines A-B        only lines A to B (1-based, inclusive)
+  --stream S         only stdout or only stderr
+  -l, --level N      render at level 0, 1 or 2 instead of raw (3)
+  -b, --budget SIZE  budget for levels below 3 and for --grep; k and m suffixes
+  --max-bytes SIZE   at most SIZE of raw lines, cut by whole lines, then a marker
+                     naming the lines left
+  --grep REGEX       only the raw lines matching REGEX, numbered
+  -C, --context N    lines of context around each --grep match
+  -h, --help         print this help";
+
 fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
     let mut it = args.into_iter();
     let mut handle = None;
@@ -270,6 +309,7 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
     };
     while let Some(a) = it.next() {
         let (flag, inline) = split_flag(&a);
+        known("show", &flag, SHOW_HELP)?;
         let mut val = || {
             inline
                 .clone()
@@ -277,6 +317,7 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
                 .ok_or_else(|| format!("lens show: {flag} needs a value"))
         };
         match flag.as_str() {
+            "-h" | "--help" => return Ok(Invocation::Help(SHOW_HELP)),
             "--level" | "-l" => show.level = parse_level(&val()?)?,
             "--budget" | "-b" => show.budget = Some(parse_budget(&val()?)?),
             "--grep" => show.grep = Some(val()?),
@@ -299,11 +340,8 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
                     format!("lens show: --lines {v:?} is not a range; use A-B with 1 <= A <= B, as a marker prints it")
                 })?);
             }
-            f if f.starts_with('-') => {
-                return Err(format!(
-                "lens show: unknown option {f:?}; options are --level, --stream, --lines, --grep, --context, --budget, --max-bytes"
-            ))
-            }
+            // Documented but not handled: the unit test catches it.
+            f if f.starts_with('-') => return Err(format!("lens show: unknown option {f:?}")),
             _ if handle.is_none() => handle = Some(a),
             _ => {
                 return Err(format!(
@@ -316,13 +354,26 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
     Ok(Invocation::Show(show))
 }
 
+/// `lens stats --help`. The flags named here are the ones [`parse_stats`] accepts.
+pub const STATS_HELP: &str = "\
+usage: lens stats [--json] [--since 7d|12h|30m|2026-11-01]
+
+Summarises the run log: what each command printed and what its view kept.
+
+  --json          print JSON instead of a table
+  --since WHEN    only runs since then: a span back from now (7d, 12h, 30m) or
+                  a date (UTC midnight)
+  -h, --help      print this help";
+
 fn parse_stats(args: Vec<String>) -> Result<Invocation, String> {
     let mut json = false;
     let mut since_ms = None;
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
         let (flag, inline) = split_flag(&a);
+        known("stats", &flag, STATS_HELP)?;
         match flag.as_str() {
+            "-h" | "--help" => return Ok(Invocation::Help(STATS_HELP)),
             "--json" => json = true,
             "--since" => {
                 let v = inline
@@ -380,6 +431,21 @@ pub fn parse_since(v: &str, now_ms: u64) -> Option<u64> {
     Some((days as u64) * 86_400_000)
 }
 
+/// `lens init --help`. The flags named here are the ones [`parse_init`] accepts.
+pub const INIT_HELP: &str = "\
+usage: lens init [--agent claude|codex|gemini|cursor|opencode]... [--global|--project]
+                 [--dry-run] [--uninstall]
+
+Wires Lens into coding agents' after-tool hooks. With no --agent it detects the
+agents installed and only reports.
+
+  --agent A      this agent (repeat it, or give a comma-separated list)
+  --global       in the user's configuration (the default)
+  --project      in this project's configuration
+  --dry-run      print the changes without making them
+  --uninstall    take Lens out again
+  -h, --help     print this help";
+
 fn parse_init(args: Vec<String>) -> Result<Invocation, String> {
     let mut init = InitArgs {
         agents: Vec::new(),
@@ -390,7 +456,9 @@ fn parse_init(args: Vec<String>) -> Result<Invocation, String> {
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
         let (flag, inline) = split_flag(&a);
+        known("init", &flag, INIT_HELP)?;
         match flag.as_str() {
+            "-h" | "--help" => return Ok(Invocation::Help(INIT_HELP)),
             "--agent" => {
                 let v = inline
                     .or_else(|| it.next())
@@ -416,6 +484,48 @@ fn parse_init(args: Vec<String>) -> Result<Invocation, String> {
         }
     }
     Ok(Invocation::Init(init))
+}
+
+/// `lens hook --help`. The hook takes no flags but this one.
+pub const HOOK_HELP: &str = "\
+usage: lens hook claude|codex|gemini|opencode
+
+Answers an agent's after-tool event given on stdin: the event's output, filtered
+as the command's own. `lens init` installs it; you rarely run it by hand.
+
+  -h, --help     print this help";
+
+fn is_help(word: &str) -> bool {
+    word == "-h" || word == "--help"
+}
+
+/// The flags a help text documents: its words that start with `-` and a letter.
+fn flags_in(help: &str) -> Vec<&str> {
+    let mut flags: Vec<&str> = help
+        .split(|c: char| c.is_whitespace() || "[]|,.;:()".contains(c))
+        .filter(|w| {
+            let name = w.trim_start_matches('-');
+            w.len() - name.len() <= 2
+                && w.starts_with('-')
+                && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        })
+        .collect();
+    flags.sort_unstable();
+    flags.dedup();
+    flags
+}
+
+/// A subcommand accepts exactly the flags its help text names, so the two
+/// cannot drift apart; anything else is one line pointing at that help.
+fn known(cmd: &str, word: &str, help: &str) -> Result<(), String> {
+    let flags = flags_in(help);
+    if !word.starts_with('-') || flags.contains(&word) {
+        return Ok(());
+    }
+    Err(format!(
+        "lens {cmd}: unknown option {word:?}; the flags are {} (see lens {cmd} --help)",
+        flags.join(", ")
+    ))
 }
 
 fn parse_range(v: &str) -> Option<(u32, u32)> {
@@ -516,6 +626,76 @@ mod tests {
         assert_eq!(run(&["--", "init"]).argv[0], "init");
     }
 
+    /// Every subcommand with its help text and the words that make a valid call.
+    const SUBCOMMANDS: [(&str, &str, &[&str]); 4] = [
+        ("show", SHOW_HELP, &["1a2b3c4d"]),
+        ("stats", STATS_HELP, &[]),
+        ("init", INIT_HELP, &[]),
+        ("hook", HOOK_HELP, &["claude"]),
+    ];
+
+    #[test]
+    fn every_documented_flag_is_parsed_and_no_other() {
+        for (cmd, help, valid) in SUBCOMMANDS {
+            let flags = flags_in(help);
+            assert!(flags.contains(&"--help") && flags.contains(&"-h"), "{cmd}");
+            for flag in flags {
+                // With a value and without: whichever the flag takes, the
+                // parser must know it (a value may still be refused as bad).
+                for tail in [&[flag][..], &[flag, "1"][..]] {
+                    let args: Vec<&str> = [&[cmd][..], valid, tail].concat();
+                    if let Err(e) = p(&args) {
+                        let refused = [
+                            format!("unknown option {flag:?}"),
+                            format!("unknown argument {flag:?}"),
+                        ];
+                        assert!(!refused.iter().any(|r| e.contains(r)), "{args:?}: {e}");
+                    }
+                }
+            }
+            let e = p(&[cmd, "--frobnicate"]).unwrap_err();
+            assert!(
+                e.contains("unknown option") && e.contains(&format!("lens {cmd} --help")),
+                "{e}"
+            );
+        }
+        assert_eq!(flags_in(SHOW_HELP).len(), 12);
+    }
+
+    #[test]
+    fn help_wherever_it_stands_among_a_subcommands_flags() {
+        for (cmd, help, valid) in SUBCOMMANDS {
+            for h in ["--help", "-h"] {
+                assert_eq!(p(&[cmd, h]).unwrap(), Invocation::Help(help), "{cmd} {h}");
+                let after: Vec<&str> = [&[cmd][..], valid, &[h]].concat();
+                assert_eq!(p(&after).unwrap(), Invocation::Help(help), "{after:?}");
+            }
+        }
+        assert_eq!(
+            p(&["show", "abc", "--lines", "1-2", "-h"]).unwrap(),
+            Invocation::Help(SHOW_HELP)
+        );
+        assert_eq!(p(&["-h"]).unwrap(), Invocation::Help(usage()));
+        // Lens's own flags, before the command name, are all in `lens --help`.
+        for f in [
+            "-l",
+            "--level",
+            "-b",
+            "--budget",
+            "--as",
+            "--exit",
+            "-h",
+            "--help",
+            "-V",
+            "--version",
+        ] {
+            assert!(flags_in(usage()).contains(&f), "{f}");
+        }
+        // From the command name on, `--help` is the child's.
+        assert_eq!(run(&["mytool", "--help"]).argv[1], "--help");
+        assert_eq!(run(&["--", "show", "--help"]).argv, ["show", "--help"]);
+    }
+
     #[test]
     fn since_reads_spans_and_dates() {
         assert_eq!(
@@ -583,7 +763,7 @@ mod tests {
                 since_ms: None
             }
         );
-        assert_eq!(p(&["--help"]).unwrap(), Invocation::Help);
+        assert_eq!(p(&["--help"]).unwrap(), Invocation::Help(usage()));
         assert_eq!(p(&["-V"]).unwrap(), Invocation::Version);
     }
 }

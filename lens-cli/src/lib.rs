@@ -44,8 +44,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
             }
             2
         }
-        Ok(Invocation::Help) => own_output(|| {
-            capture::print_to(Stream::Stdout, format!("{}\n", args::USAGE).as_bytes());
+        Ok(Invocation::Help(text)) => own_output(|| {
+            capture::print_to(Stream::Stdout, format!("{text}\n").as_bytes());
             0
         }),
         Ok(Invocation::Version) => own_output(|| {

@@ -160,6 +160,60 @@ fn help_and_version() {
 }
 
 #[test]
+fn every_subcommand_answers_help() {
+    let sb = Sandbox::new();
+    // Each of Lens's own subcommands, with the flags its help must name.
+    let subcommands: [(&str, &[&str]); 4] = [
+        (
+            "show",
+            &[
+                "--lines",
+                "--stream",
+                "--level",
+                "--budget",
+                "--max-bytes",
+                "--grep",
+                "--context",
+            ],
+        ),
+        ("stats", &["--json", "--since"]),
+        (
+            "init",
+            &[
+                "--agent",
+                "--global",
+                "--project",
+                "--dry-run",
+                "--uninstall",
+            ],
+        ),
+        ("hook", &["claude", "codex", "gemini", "opencode"]),
+    ];
+    for (cmd, flags) in subcommands {
+        for h in ["--help", "-h"] {
+            let out = sb.run(&[cmd, h]);
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(0), "lens {cmd} {h}: {text}");
+            assert!(out.stderr.is_empty(), "lens {cmd} {h}: {out:?}");
+            assert!(text.starts_with(&format!("usage: lens {cmd}")), "{text}");
+            for f in flags.iter().chain(&["--help"]) {
+                assert!(text.contains(f), "lens {cmd} {h} names {f}: {text}");
+            }
+        }
+    }
+    // From the command name on, the words are the command's: `--help` goes to it.
+    let tool = sb.root.join("sometool");
+    common::write(&tool, b"#!/bin/sh\necho \"sometool got: $*\"\n");
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = sb.run(&[tool.to_str().unwrap(), "--help"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "sometool got: --help\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
 fn config_overrides_apply_per_command() {
     let sb = Sandbox::new();
     common::write(&sb.config(), b"[[command]]\nprefix = \"sh\"\nlevel = 0\n");
