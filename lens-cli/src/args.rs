@@ -499,10 +499,25 @@ fn is_help(word: &str) -> bool {
     word == "-h" || word == "--help"
 }
 
-/// The flags a help text documents: its words that start with `-` and a letter.
-fn flags_in(help: &str) -> Vec<&str> {
+/// The flags a help text documents: those in its synopsis (the `usage:` line,
+/// lines that start with the program's name or a `[`) and those that open an
+/// option line (`  -l, --level N   what it does`). Flags a description merely
+/// mentions in passing are not the subcommand's.
+pub fn flags_in(help: &str) -> Vec<&str> {
+    let prog = help.split_whitespace().nth(1).unwrap_or("lens");
     let mut flags: Vec<&str> = help
-        .split(|c: char| c.is_whitespace() || "[]|,.;:()".contains(c))
+        .lines()
+        .map(str::trim_start)
+        .filter_map(|l| {
+            if l.starts_with("usage:") || l.starts_with('[') || l.starts_with(&format!("{prog} ")) {
+                Some(l)
+            } else if l.starts_with('-') {
+                l.split("  ").next()
+            } else {
+                None
+            }
+        })
+        .flat_map(|l| l.split(|c: char| c.is_whitespace() || "[]|,.;:()=`'".contains(c)))
         .filter(|w| {
             let name = w.trim_start_matches('-');
             w.len() - name.len() <= 2

@@ -23,6 +23,7 @@ mod stats;
 mod store;
 mod view;
 
+pub use args::flags_in;
 pub use stats::{command_key, tokens as estimated_tokens};
 
 use std::ffi::OsString;
@@ -44,10 +45,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
             }
             2
         }
-        Ok(Invocation::Help(text)) => own_output(|| {
-            capture::print_to(Stream::Stdout, format!("{text}\n").as_bytes());
-            0
-        }),
+        Ok(Invocation::Help(text)) => print_help(text),
         Ok(Invocation::Version) => own_output(|| {
             let v = format!("lens {}\n", env!("CARGO_PKG_VERSION"));
             capture::print_to(Stream::Stdout, v.as_bytes());
@@ -67,6 +65,17 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(Invocation::Show(s)) => show::cmd(s),
         Ok(Invocation::Run(r)) => run::cmd(r),
     };
+    capture::exit_after_writes(code)
+}
+
+/// Prints a help text (the harness binaries' too) on stdout as Lens prints its
+/// own output: a reader that closed early ends it quietly (exit 141), another
+/// write error is one line (exit 1). Returns the exit code.
+pub fn print_help(text: &str) -> i32 {
+    let code = own_output(|| {
+        capture::print_to(Stream::Stdout, format!("{text}\n").as_bytes());
+        0
+    });
     capture::exit_after_writes(code)
 }
 

@@ -33,6 +33,7 @@ where rtk claims the command; prints a markdown table and writes out/compare.jso
   --show ARM     after the table, print each case's view for ARM (raw, lens-2,
                  lens-1, lens-0): what the agent would have read
   --render FILE  print the markdown table of an existing results file
+  -h, --help     print this help
 
 Examples:
   compare                                   every case, replayed: out/compare.json
@@ -75,6 +76,14 @@ fn parse(args: Vec<String>) -> Result<Args> {
     };
     let mut it = args.into_iter();
     while let Some(flag) = it.next() {
+        // Only the flags USAGE names: the help and the parser cannot drift apart.
+        let flags = lens_cli::flags_in(USAGE);
+        if flag.starts_with('-') && !flags.contains(&flag.as_str()) {
+            bail!(
+                "unknown argument {flag:?}; the flags are {} (see compare --help)",
+                flags.join(", ")
+            );
+        }
         let mut val = || it.next().with_context(|| format!("{flag} needs a value"));
         match flag.as_str() {
             "--mode" => {
@@ -108,10 +117,7 @@ fn parse(args: Vec<String>) -> Result<Args> {
                     .parse()
                     .context("--vm-memory takes MiB as a whole number")?
             }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                std::process::exit(0);
-            }
+            "-h" | "--help" => std::process::exit(lens_cli::print_help(USAGE)),
             other => bail!("unknown argument {other:?}; see compare --help"),
         }
     }
@@ -363,5 +369,27 @@ fn warm_rtk(s: &Settings) {
             .env("HOME", &home)
             .env_remove("XDG_DATA_HOME")
             .output();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_handles_every_flag_the_help_names_and_no_other() {
+        let flags = lens_cli::flags_in(USAGE);
+        assert!(flags.contains(&"--help") && flags.contains(&"-h"));
+        // -h and --help print and exit; the integration test runs them.
+        for flag in flags.into_iter().filter(|f| *f != "-h" && *f != "--help") {
+            for tail in [vec![flag], vec![flag, "1"]] {
+                if let Err(e) = parse(tail.iter().map(|s| s.to_string()).collect()) {
+                    let e = format!("{e:#}");
+                    assert!(!e.contains(&format!("unknown argument {flag:?}")), "{e}");
+                }
+            }
+        }
+        let e = parse(vec!["--frobnicate".into()]).err().unwrap();
+        assert!(format!("{e}").contains("see compare --help"), "{e}");
     }
 }
