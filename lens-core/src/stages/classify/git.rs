@@ -10,8 +10,8 @@ use regex::Regex;
 use super::Found;
 use crate::digest::{Body, Digest, Entry, List};
 use crate::doc::{Class, Doc, Stream};
-use crate::stages::shorten::Nouns;
 use crate::history::{Commit, History, Part};
+use crate::stages::shorten::Nouns;
 
 static COMMIT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^commit ([0-9a-f]{40})(?: \(.*\))?$").expect("compiles"));
