@@ -130,8 +130,20 @@ impl List {
                     Some(name) => format!("{key} ({})", shorten::counted(n, name)),
                     None => key.clone(),
                 };
+                let mut forms = vec![(listing_line(e).render(), 0)];
+                // An upgrade (`old -> new`) gives up where it comes from
+                // before it gives up where it goes.
+                if is_upgrade(e) {
+                    let to: Vec<&str> = e
+                        .items
+                        .iter()
+                        .filter_map(|i| i.rsplit(" -> ").next())
+                        .collect();
+                    forms.push((format!("{key} -> {}", to.join(", ")), 0));
+                }
+                forms.push((bare, n));
                 Item {
-                    forms: vec![(listing_line(e).render(), 0), (bare, n)],
+                    forms,
                     key,
                     names: n.max(1),
                 }
@@ -301,6 +313,11 @@ impl Digest {
         let (mut out, unlisted) = if whole <= room {
             (pieces.iter().map(Piece::render).collect(), 0)
         } else if let Body::List(list @ List { within: true, .. }) = &self.body {
+            list.degraded(room)
+        } else if let Some(list) = upgrades(&self.body) {
+            // Packages to upgrade: each keeps its name and where it goes
+            // before any loses its versions (`names_first` would keep a
+            // prefix of them whole and cut the rest to bare names).
             list.degraded(room)
         } else {
             names_first(&pieces, room)
@@ -762,6 +779,20 @@ impl Piece {
         s.push_str(&self.items.join(self.sep));
         s
     }
+}
+
+/// The list, when it is one of packages to upgrade.
+fn upgrades(body: &Body) -> Option<&List> {
+    match body {
+        Body::List(list) if list.entries.iter().all(is_upgrade) => Some(list),
+        _ => None,
+    }
+}
+
+/// An entry whose every item is a change of version, `old -> new` (apt's
+/// upgradable packages).
+fn is_upgrade(e: &Entry) -> bool {
+    !e.items.is_empty() && e.items.iter().all(|i| i.contains(" -> "))
 }
 
 fn listing_line(e: &Entry) -> Piece {

@@ -432,3 +432,28 @@ fn apt_names_every_upgradable_package_even_late_in_the_alphabet() {
         assert!(v.contains(n), "{n} dropped:\n{v}");
     }
 }
+
+/// An upgradable package's line gives up the version it comes from before the
+/// one it goes to: when every line whole does not fit, each still says where
+/// its package goes.
+#[test]
+fn apt_keeps_each_new_version_before_it_drops_the_old() {
+    let mut out = String::from("Listing...\n");
+    let names: Vec<String> = (0..90).map(|i| format!("libpkg{i:03}-bin")).collect();
+    for (i, n) in names.iter().enumerate() {
+        out.push_str(&format!(
+            "{n}/stable-security,now 1.2.{i}-4+deb12u5 amd64 [installed,upgradable to: 1.2.{i}-4+deb12u6]\n"
+        ));
+    }
+    let v = view_of(&["apt", "list", "--installed"], &out, 4096);
+    for (i, n) in names.iter().enumerate() {
+        let line = v
+            .lines()
+            .find(|l| l.starts_with(&format!("{n} ")))
+            .unwrap_or_else(|| panic!("{n} not on a line of its own:\n{v}"));
+        assert!(
+            line.contains(&format!("1.2.{i}-4+deb12u6")),
+            "{n} lost its new version: {line}\n{v}"
+        );
+    }
+}
