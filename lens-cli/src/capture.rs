@@ -103,6 +103,9 @@ pub struct Capture {
     /// Newlines in the stream since it left memory, and its last byte.
     all_newlines: u64,
     last_byte: u8,
+    /// Nothing is printed as it arrives: the caller holds the output elsewhere
+    /// (an agent's own result) and passes it on itself when it is not stored.
+    quiet: bool,
 }
 
 /// What a stream bounded by `[store] max_run_bytes` did not store: bytes
@@ -148,10 +151,17 @@ pub struct Spill {
 
 impl Shared {
     /// State for one run: `seed` names it, `root` is the store.
-    pub fn new(limits: Limits, root: PathBuf, seed: Vec<u8>, max_run_bytes: u64) -> Arc<Shared> {
-        // Each stream gets half of the run's bound.
+    /// The run's bound on the store, `max_run_bytes`, is shared evenly by its
+    /// `streams` (two for a command, one for output an agent captured).
+    pub fn new(
+        limits: Limits,
+        root: PathBuf,
+        seed: Vec<u8>,
+        max_run_bytes: u64,
+        streams: u64,
+    ) -> Arc<Shared> {
         Arc::new(Shared {
-            cap: (max_run_bytes / 2).max(1),
+            cap: (max_run_bytes / streams.max(1)).max(1),
             limits,
             held_bytes: AtomicU64::new(0),
             held_lines: AtomicU64::new(0),
@@ -218,6 +228,29 @@ impl Capture {
             stored_newlines: 0,
             all_newlines: 0,
             last_byte: b'\n',
+            quiet: false,
+        }
+    }
+
+    /// An empty capture of `stream` that prints nothing as it arrives, even
+    /// once the store cannot take it: see [`Capture::gave_up`].
+    pub fn quiet(stream: Stream) -> Capture {
+        Capture {
+            quiet: true,
+            ..Capture::new(stream)
+        }
+    }
+
+    /// True when the stream will not be stored whole (the store failed, or it
+    /// passed its share of the bound): a quiet capture can stop reading.
+    pub fn gave_up(&self) -> bool {
+        matches!(self.body, Body::Passed { .. } | Body::Printed)
+    }
+
+    /// Prints bytes of the stream as they arrive, unless quiet.
+    fn emit(&self, bytes: &[u8]) {
+        if !self.quiet {
+            print_to(self.stream, bytes);
         }
     }
 
@@ -246,15 +279,15 @@ impl Capture {
                 Err(e) => {
                     shared.spill().fail(&e);
                     self.print_stored(before);
-                    print_to(self.stream, chunk);
+                    self.emit(chunk);
                     self.body = Body::Printed;
                 }
             },
             Body::Passed { .. } => {
                 self.count(chunk);
-                print_to(self.stream, chunk);
+                self.emit(chunk);
             }
-            Body::Printed => print_to(self.stream, chunk),
+            Body::Printed => self.emit(chunk),
         }
     }
 
@@ -299,13 +332,13 @@ impl Capture {
                 if let Err(e) = self.store(&buf, shared) {
                     shared.spill().fail(&e);
                     self.body = Body::Printed;
-                    print_to(self.stream, &buf);
+                    self.emit(&buf);
                 }
             }
             Err(e) => {
                 spill.fail(&e);
                 drop(spill);
-                print_to(self.stream, &buf);
+                self.emit(&buf);
             }
         }
     }
@@ -347,10 +380,10 @@ impl Capture {
             return;
         };
         let mut file = file;
-        if file.seek(SeekFrom::Start(0)).is_ok() {
+        if !self.quiet && file.seek(SeekFrom::Start(0)).is_ok() {
             copy_to(Read::by_ref(&mut file).take(self.stored), self.stream);
         }
-        print_to(self.stream, rest);
+        self.emit(rest);
         // The line cut by the bound is not stored: the store holds whole lines.
         match file.set_len(self.stored_nl_end) {
             Ok(()) => {
@@ -409,6 +442,9 @@ impl Capture {
     /// Prints the first `len` bytes of the store file (what it took before it
     /// failed), so the stream printed from here on is whole.
     fn print_stored(&mut self, len: u64) {
+        if self.quiet {
+            return;
+        }
         if let Body::Stored { file, .. } = &mut self.body {
             if file.seek(SeekFrom::Start(0)).is_ok() {
                 copy_to(file.take(len), self.stream);
@@ -532,6 +568,14 @@ pub fn reader_went(stream: Stream) -> bool {
 pub fn print_to(stream: Stream, bytes: &[u8]) {
     PRINTED.fetch_add(bytes.len() as u64, Ordering::Relaxed);
     write_to(stream, bytes);
+}
+
+/// Prints one line of Lens's own output (`init`'s report) on stdout.
+pub fn say_out(line: &str) {
+    let mut text = String::with_capacity(line.len() + 1);
+    text.push_str(line);
+    text.push('\n');
+    print_to(Stream::Stdout, text.as_bytes());
 }
 
 /// Prints one of Lens's own diagnostic lines on stderr.

@@ -21,11 +21,13 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use lens_core::marker::carries;
-use lens_core::{Handle, Header, Level, Request, DEFAULT_BUDGET};
+use lens_core::{Handle, Header, Level, Request, Stream, DEFAULT_BUDGET};
 
+use crate::capture::{self, Capture};
 use crate::cmdline;
 use crate::config::load_config;
-use crate::view::{guarded_view, options};
+use crate::run::{Finished, FinishedBody};
+use crate::view::{guarded, guarded_view, options};
 use crate::{now_ms, paths, store};
 
 /// What the agent captured.
@@ -142,10 +144,6 @@ pub fn classify(line: &str) -> Result<Vec<String>, Raw> {
     }
 }
 
-/// Most output held in memory; a bigger full-output file is not read, and the
-/// agent's own result stands.
-const HOLD: u64 = 64 << 20;
-
 /// Filters captured output: the view, or why the agent's own result stands.
 /// Diagnostics (a broken config, a filter panic) are pushed, never printed.
 ///
@@ -153,6 +151,11 @@ const HOLD: u64 = 64 << 20;
 /// again. Then a view replaces the output only when the output is over the
 /// budget and the view is smaller than it by more than the view's own lines
 /// (its header and markers) cost; a view opens with its [`Header`].
+///
+/// The output (the part the agent handed over, or the full file it kept) is
+/// read as `lens <cmd>` reads a child's stream ([`crate::capture`]): held in
+/// memory while small, else written to the store as it is read with only a
+/// sample held, so memory does not grow with the output.
 pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, Raw> {
     if cmdline::runs_lens(&c.line) {
         return own_page(c).ok_or(Raw::Lens);
@@ -163,14 +166,40 @@ pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, R
     let argv = classify(&c.line)?;
     // Where the agent kept the whole output, the part it handed over is not
     // the output: a full file Lens cannot read leaves the agent's result alone.
-    let full = match &c.full {
-        Some(p) => Some(read_full(p).map_err(|_| Raw::NotStored)?),
-        None => None,
-    };
-    let output: &[u8] = full.as_deref().unwrap_or(&c.output);
-    if std::str::from_utf8(output).is_err() {
-        return Err(Raw::NotText);
+    match &c.full {
+        Some(p) => {
+            let f = open_full(p).map_err(|_| Raw::NotStored)?;
+            read_and_filter(c, argv, f, Quiet::Yes, diagnostics)
+        }
+        None => read_and_filter(c, argv, &c.output[..], Quiet::Yes, diagnostics),
     }
+}
+
+/// Whether the raw output is printed (on stdout) when the answer is not a view.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Quiet {
+    /// The caller holds the raw output (an agent's own result): nothing printed.
+    Yes,
+    /// `lens --as`: the output exists only as it is read, so what is not shown
+    /// as a view is printed raw here, as it was read.
+    No,
+}
+
+/// Reads the output from `from` and filters it (see [`filter`]). With
+/// [`Quiet::No`], every `Err` means the raw output was printed whole.
+fn read_and_filter(
+    c: &Captured,
+    argv: Vec<String>,
+    mut from: impl Read,
+    quiet: Quiet,
+    diagnostics: &mut Vec<String>,
+) -> Result<Filtered, Raw> {
+    let pass = |from: &mut dyn Read, why: Raw| {
+        if quiet == Quiet::No {
+            pass_through(from);
+        }
+        why
+    };
     let config = load_config(diagnostics);
     let settings = config
         .as_ref()
@@ -178,70 +207,189 @@ pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, R
         .unwrap_or_default();
     let level = c.level.or(settings.level).unwrap_or(Level::Two);
     if level == Level::Three {
-        return Err(Raw::LevelThree);
+        return Err(pass(&mut from, Raw::LevelThree));
     }
     let budget = c.budget.or(settings.budget).unwrap_or(DEFAULT_BUDGET);
-    if output.len() <= budget {
-        return Err(Raw::UnderBudget);
-    }
-    let exit = c.exit.unwrap_or(0);
-    let req = Request {
-        argv: &argv,
-        stdout: output,
-        stderr: b"",
-        exit,
-    };
+    let max_run_bytes = config
+        .as_ref()
+        .map(|cfg| cfg.store.clone())
+        .unwrap_or_default()
+        .max_run_bytes;
     let started = SystemTime::now();
     // Seeded as `lens <cmd>` seeds a run, with the line in place of the argv.
-    let seed = crate::run::run_seed(std::slice::from_ref(&c.line), started);
-    let content: [&[u8]; 2] = [&seed, output];
-    let provisional = Handle::derive(&content, 0);
-    let opts = |h| options(level, budget, Some(h), &settings);
-    let first = guarded_view(&req, &opts(provisional), diagnostics);
-    let lines = store::count_lines(output);
-    if !first.elided || !net_win(&first.stdout, output.len(), lines, &provisional) {
-        return Err(Raw::Unchanged);
+    let line = std::slice::from_ref(&c.line);
+    let seed = crate::run::run_seed(line, started);
+    let cwd = c.cwd.clone().unwrap_or_default();
+    // One stream: agents hand stdout and stderr over merged.
+    let shared = capture::Shared::new(
+        capture::Limits::DEFAULT,
+        paths::store(),
+        seed.clone(),
+        max_run_bytes,
+        1,
+    );
+    shared.spill().note = serde_json::to_vec(&store::RunningNote {
+        pid: std::process::id(),
+        argv: line.to_vec(),
+        cwd: cwd.clone(),
+        start_ms: now_ms(started),
+    })
+    .unwrap_or_default();
+    let mut cap = match quiet {
+        Quiet::Yes => Capture::quiet(Stream::Stdout),
+        Quiet::No => Capture::new(Stream::Stdout),
+    };
+    let mut buf = vec![0u8; 256 << 10];
+    let mut unread = None;
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => cap.take(&buf[..n], &shared),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                unread = Some(e);
+                break;
+            }
+        }
+        // Quiet, what will not be stored whole is the agent's to show.
+        if quiet == Quiet::Yes && cap.gave_up() {
+            break;
+        }
     }
+    let unstored = cap.unstored();
+    let out = Finished::from(cap);
+    let mut spill = shared.spill();
+    let (run_dir, failed) = (spill.run.take(), spill.failed.take());
+    drop(spill);
+    // Not shown as a view: printed raw (unless quiet or printed already as it
+    // arrived), and the run directory, if one was made, goes.
+    let raw = |why: Raw, run_dir: Option<store::RunDir>| {
+        if quiet == Quiet::No {
+            out.print_raw();
+        }
+        if let Some(d) = run_dir {
+            d.remove();
+        }
+        why
+    };
+    if let Some(e) = unread {
+        diagnostics.push(format!(
+            "lens: cannot read the output ({e}); what was read is shown unfiltered"
+        ));
+        return Err(raw(Raw::NotStored, run_dir));
+    }
+    if let Some(why) = failed {
+        diagnostics.push(format!("lens: {why}; the output is shown unfiltered"));
+        return Err(raw(Raw::NotStored, run_dir));
+    }
+    if let Some(u) = unstored {
+        if quiet == Quiet::No {
+            diagnostics.push(format!(
+                "lens: the output passed [store] max_run_bytes at line {} (byte {}); it is shown unfiltered",
+                u.from_line, u.from_byte
+            ));
+        }
+        return Err(raw(Raw::NotStored, run_dir));
+    }
+    let lines = out.lines(&[]);
+    let exit = c.exit.unwrap_or(0);
     let meta = store::Meta {
         argv: argv.clone(),
-        cwd: c.cwd.clone().unwrap_or_default(),
+        cwd,
         exit,
         signal: None,
         cut_short: None,
         start_ms: now_ms(started),
         duration_ms: 0,
-        stdout_bytes: output.len() as u64,
+        stdout_bytes: out.bytes,
         stderr_bytes: 0,
         stdout_lines: lines,
         stderr_lines: 0,
         ..store::Meta::default()
     };
-    // The full output reaches the store before the view is answered.
-    let handle = store::save(&paths::store(), &content, &meta, output, b"").map_err(|e| {
+    let view = |text: &str, handle: Handle| Filtered {
+        text: format!("{}\n{text}", Header::of(text, lines, &handle).render()),
+        handle,
+        raw_bytes: out.bytes,
+        argv: argv.clone(),
+        level,
+        exit: c.exit,
+    };
+    let opts = |h| options(level, budget, Some(h), &settings);
+    let Some(run_dir) = run_dir else {
+        // Held whole: the full pipeline, and the store only for a view.
+        let FinishedBody::Memory(output, _) = &out.body else {
+            return Err(raw(Raw::NotStored, None));
+        };
+        if std::str::from_utf8(output).is_err() {
+            return Err(raw(Raw::NotText, None));
+        }
+        if output.len() <= budget {
+            return Err(raw(Raw::UnderBudget, None));
+        }
+        let req = Request {
+            argv: &argv,
+            stdout: output,
+            stderr: b"",
+            exit,
+        };
+        let content: [&[u8]; 2] = [&seed, output];
+        let provisional = Handle::derive(&content, 0);
+        let first = guarded_view(&req, &opts(provisional), diagnostics);
+        if !first.elided || !net_win(&first.stdout, output.len(), lines, &provisional) {
+            return Err(raw(Raw::Unchanged, None));
+        }
+        // The full output reaches the store before the view is answered.
+        let handle = store::save(&paths::store(), &content, &meta, output, b"").map_err(|e| {
+            diagnostics.push(format!(
+                "lens: could not store the output in {} ({e}); the agent keeps its own",
+                paths::store().display()
+            ));
+            raw(Raw::NotStored, None)
+        })?;
+        let shown = if handle == provisional {
+            first
+        } else {
+            guarded_view(&req, &opts(handle), diagnostics)
+        };
+        if !shown.elided || !net_win(&shown.stdout, output.len(), lines, &handle) {
+            return Err(raw(Raw::Unchanged, None));
+        }
+        return Ok(view(&String::from_utf8_lossy(&shown.stdout), handle));
+    };
+    // Written to the store as it was read: the pipeline runs on the sample.
+    let FinishedBody::Stored { sample, .. } = &out.body else {
+        return Err(raw(Raw::NotStored, Some(run_dir)));
+    };
+    if !sample.readable {
+        return Err(raw(Raw::NotText, Some(run_dir)));
+    }
+    if out.bytes <= budget as u64 {
+        return Err(raw(Raw::UnderBudget, Some(run_dir)));
+    }
+    let handle = run_dir.handle;
+    let empty = lens_core::Input {
+        part: None,
+        raw_len: 0,
+    };
+    let (shown, _, elided) = guarded(diagnostics, (None, None, false), || {
+        lens_core::view_parts(&argv, out.input(), empty, exit, &opts(handle))
+    });
+    let shown = match shown {
+        Some(v) if elided && net_win(v.as_bytes(), out.bytes as usize, lines, &handle) => v,
+        _ => return Err(raw(Raw::Unchanged, Some(run_dir))),
+    };
+    let stored = out
+        .finish_store(&run_dir)
+        .and_then(|()| run_dir.write_meta(&meta));
+    if let Err(e) = stored {
         diagnostics.push(format!(
             "lens: could not store the output in {} ({e}); the agent keeps its own",
             paths::store().display()
         ));
-        Raw::NotStored
-    })?;
-    let shown = if handle == provisional {
-        first
-    } else {
-        guarded_view(&req, &opts(handle), diagnostics)
-    };
-    if !shown.elided || !net_win(&shown.stdout, output.len(), lines, &handle) {
-        return Err(Raw::Unchanged);
+        return Err(raw(Raw::NotStored, Some(run_dir)));
     }
-    let view = String::from_utf8_lossy(&shown.stdout);
-    let header = Header::of(&view, lines, &handle).render();
-    Ok(Filtered {
-        text: format!("{header}\n{view}"),
-        handle,
-        raw_bytes: output.len() as u64,
-        argv,
-        level,
-        exit: c.exit,
-    })
+    Ok(view(&shown, handle))
 }
 
 /// True when the view, with the header it opens with, is smaller than the
@@ -317,14 +465,9 @@ fn own_page(c: &Captured) -> Option<Filtered> {
 /// command's own output would get it; the log as it is when there is no smaller
 /// view. Exits 0 (or 1 when stdin cannot be read).
 pub(crate) fn as_cmd(a: crate::args::AsArgs) -> i32 {
-    let mut output = Vec::new();
-    if let Err(e) = io::stdin().lock().read_to_end(&mut output) {
-        eprintln!("lens --as: cannot read the output on stdin ({e}); give it as: lens --as '<command line>' < saved.log");
-        return 1;
-    }
     let c = Captured {
         line: a.line,
-        output,
+        output: Vec::new(),
         full: None,
         exit: a.exit,
         cwd: std::env::current_dir()
@@ -336,30 +479,54 @@ pub(crate) fn as_cmd(a: crate::args::AsArgs) -> i32 {
         inline: None,
     };
     let mut diagnostics = Vec::new();
-    let text: &[u8] = match filter(&c, &mut diagnostics) {
-        Ok(ref v) => {
-            crate::capture::print_to(lens_core::Stream::Stdout, v.text.as_bytes());
-            &[]
-        }
-        Err(_) => &c.output,
+    let stdin = io::stdin().lock();
+    // Decided before the output is read: it is printed as it is read.
+    let decided = if cmdline::runs_lens(&c.line) {
+        Err(Raw::Lens)
+    } else {
+        classify(&c.line)
     };
-    crate::capture::print_to(lens_core::Stream::Stdout, text);
-    for d in diagnostics {
-        eprintln!("{d}");
+    match decided {
+        Err(_) => pass_through(stdin),
+        Ok(argv) => {
+            // On `Err` the output was printed raw as it was read.
+            if let Ok(v) = read_and_filter(&c, argv, stdin, Quiet::No, &mut diagnostics) {
+                crate::capture::print_to(Stream::Stdout, v.text.as_bytes());
+            }
+        }
     }
-    0
+    for d in diagnostics {
+        crate::capture::say(&d);
+    }
+    crate::capture::exit_after_writes(0)
 }
 
-/// The full-output file an agent named, when it is a regular file Lens can hold.
-fn read_full(path: &std::path::Path) -> io::Result<Vec<u8>> {
-    let f = File::open(path)?;
-    let m = f.metadata()?;
-    if !m.is_file() || m.len() > HOLD {
-        return Err(io::Error::other("not a regular file Lens holds"));
+/// Prints the output as it is, read whole first when it is small (as a
+/// caller that writes all of it before it reads expects), else as it comes.
+fn pass_through(from: impl Read) {
+    let mut from = from;
+    let mut head = Vec::new();
+    let limit = capture::Limits::DEFAULT.bytes;
+    if Read::by_ref(&mut from)
+        .take(limit)
+        .read_to_end(&mut head)
+        .is_err()
+    {
+        return;
     }
-    let mut v = Vec::with_capacity(m.len() as usize);
-    f.take(HOLD).read_to_end(&mut v)?;
-    Ok(v)
+    capture::print_to(Stream::Stdout, &head);
+    if head.len() as u64 == limit {
+        capture::copy_to(from, Stream::Stdout);
+    }
+}
+
+/// The full-output file an agent named, when it is a regular file.
+fn open_full(path: &std::path::Path) -> io::Result<File> {
+    let f = File::open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    Ok(f)
 }
 
 #[cfg(test)]

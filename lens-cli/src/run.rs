@@ -103,6 +103,7 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
         paths::store(),
         seed.clone(),
         store_caps.max_run_bytes,
+        2,
     );
     shared.spill().note = serde_json::to_vec(&store::RunningNote {
         pid: std::process::id(),
@@ -411,14 +412,15 @@ pub(crate) fn run_seed(argv: &[String], started: SystemTime) -> Vec<u8> {
     seed
 }
 
-/// A stream once the child is done with it.
-struct Finished {
-    stream: Stream,
-    bytes: u64,
-    body: FinishedBody,
+/// A stream once its writer is done with it (a child, or the output an agent
+/// captured, read by [`crate::captured`]).
+pub(crate) struct Finished {
+    pub(crate) stream: Stream,
+    pub(crate) bytes: u64,
+    pub(crate) body: FinishedBody,
 }
 
-enum FinishedBody {
+pub(crate) enum FinishedBody {
     /// Held whole, and maybe written to the store as it came (the journal).
     Memory(Vec<u8>, Option<std::fs::File>),
     Stored {
@@ -451,11 +453,11 @@ impl From<Capture> for Finished {
 
 impl Finished {
     /// True when the stream is whole in memory.
-    fn held(&self) -> bool {
+    pub(crate) fn held(&self) -> bool {
         matches!(self.body, FinishedBody::Memory(..))
     }
 
-    fn lines(&self, unstored: &[capture::Unstored]) -> u64 {
+    pub(crate) fn lines(&self, unstored: &[capture::Unstored]) -> u64 {
         match &self.body {
             FinishedBody::Memory(b, _) => store::count_lines(b),
             FinishedBody::Stored { sample, .. } => sample.lines,
@@ -469,7 +471,7 @@ impl Finished {
 
     /// Writes a stream still in memory to the run's directory (a stored one is
     /// there already).
-    fn finish_store(&self, run: &store::RunDir) -> io::Result<()> {
+    pub(crate) fn finish_store(&self, run: &store::RunDir) -> io::Result<()> {
         match &self.body {
             FinishedBody::Memory(b, Some(f)) => capture::rewind(f.try_clone()?)?.write_all(b),
             FinishedBody::Memory(b, None) => run.create_stream(self.stream.name())?.write_all(b),
@@ -481,7 +483,7 @@ impl Finished {
     }
 
     /// What the pipeline reads of the stream.
-    fn input(&self) -> lens_core::Input<'_> {
+    pub(crate) fn input(&self) -> lens_core::Input<'_> {
         let part = match &self.body {
             FinishedBody::Memory(b, _) => std::str::from_utf8(b).ok().map(lens_core::Part::whole),
             FinishedBody::Stored { sample, .. } => sample.part(),
@@ -494,7 +496,7 @@ impl Finished {
     }
 
     /// Prints the stream as the child wrote it; returns the bytes printed now.
-    fn print_raw(&self) -> u64 {
+    pub(crate) fn print_raw(&self) -> u64 {
         match &self.body {
             FinishedBody::Memory(b, _) => {
                 capture::print_to(self.stream, b);

@@ -549,17 +549,24 @@ fn a_full_disk_under_lens_s_stdout_fails_the_run_in_one_line() {
     };
     let stored = sb.run(&["seq", "1", "5000"]);
     let h = common::handle_in(&stored.stdout).unwrap();
-    let cases: [(&[&str], i32); 4] = [
+    // A hook's answer too: it once exited 0 with nothing written.
+    let event = sb.root.join("event.json");
+    common::write(&event, b"{}");
+    let cases: [(&[&str], i32); 5] = [
         (&["seq", "1", "5000"], 1),
         (&["sh", "-c", "seq 1 5000; exit 3"], 3),
         (&["--as", "seq 1 5000"], 1),
         (&["show", &h], 1),
+        (&["hook", "gemini"], 1),
     ];
     for (args, code) in cases {
         let mut c = sb.lens();
         c.args(args).stdout(full()).stderr(Stdio::piped());
         if args[0] == "--as" {
             c.stdin(std::fs::File::open(sb.store().join(&h).join("stdout")).unwrap());
+        }
+        if args[0] == "hook" {
+            c.stdin(std::fs::File::open(&event).unwrap());
         }
         let out = c.output().unwrap();
         let e = text(&out.stderr);

@@ -583,3 +583,112 @@ fn a_config_value_the_flags_refuse_is_refused_and_the_defaults_apply() {
     let flag = sb.run(&["--budget", "0", "echo", "x"]);
     assert_eq!(flag.status.code(), Some(2));
 }
+
+/// Runs `script` under `sh` with the sandbox's environment, `$LENS_BIN` and
+/// `$IN` (a file in the sandbox) set.
+fn sh(sb: &Sandbox, script: &str) -> std::process::Output {
+    Command::new("sh")
+        .env("LENS_STORE", sb.store())
+        .env("LENS_LOG_DIR", sb.log_dir())
+        .env("LENS_CONFIG", sb.config())
+        .env("LENS_BIN", env!("CARGO_BIN_EXE_lens"))
+        .env("IN", sb.root.join("in.log"))
+        .env("EV", sb.root.join("event.json"))
+        // A debug build under a loaded machine: the deadline is not what
+        // these tests measure.
+        .env("LENS_HOOK_TIMEOUT_MS", "600000")
+        .current_dir(&sb.root)
+        .args(["-c", script])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn output_an_agent_captured_streams_in_bounded_memory() {
+    // `lens --as` once read the whole log into memory (1 GiB: 2.9 GiB peak),
+    // and a hook refused a full-output file over 64 MiB. Both now read it as
+    // `lens <cmd>` reads a child: 200 MB in 400 MiB of address space.
+    let sb = Sandbox::new();
+    let made = sh(
+        &sb,
+        "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 200000000 > \"$IN\"; printf '\\nerror: the build failed\\n' >> \"$IN\"",
+    );
+    assert!(made.status.success());
+    let out = sh(&sb, "ulimit -v 409600; \"$LENS_BIN\" --as make < \"$IN\"");
+    let view = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        view.starts_with("[lens: view of ")
+            && view.contains("error: the build failed")
+            && view.len() < 16 << 10,
+        "{}",
+        &view[..view.len().min(2000)]
+    );
+    let h = handle_in(&out.stdout).unwrap();
+    let shown = sh(&sb, &format!("\"$LENS_BIN\" show {h} | cksum"));
+    let want = sh(&sb, "cksum < \"$IN\"");
+    assert_eq!(text(&shown.stdout), text(&want.stdout));
+
+    // A Claude Code event naming a 100 MB persisted output.
+    let full = sb.root.join("persisted.txt");
+    let cut = sh(
+        &sb,
+        &format!(
+            "head -c 100000000 \"$IN\" > '{}'; printf '\\nerror: the build failed\\n' >> '{}'",
+            full.display(),
+            full.display()
+        ),
+    );
+    assert!(cut.status.success());
+    let event = serde_json::json!({
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "cwd": sb.root.display().to_string(),
+        "tool_input": {"command": "make", "description": "build"},
+        "tool_response": {
+            "stdout": "0123456789abcdefghijklmnopqrstuvwxyz\n".repeat(800),
+            "stderr": "", "interrupted": false, "isImage": false,
+            "persistedOutputPath": full.display().to_string(),
+        },
+    });
+    common::write(&sb.root.join("event.json"), event.to_string().as_bytes());
+    let out = sh(&sb, "ulimit -v 409600; \"$LENS_BIN\" hook claude < \"$EV\"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", text(&out.stdout));
+    });
+    let view = answer
+        .pointer("/hookSpecificOutput/updatedToolOutput/stdout")
+        .and_then(|v| v.as_str())
+        .unwrap_or_default();
+    assert!(
+        view.starts_with("[lens: view of ") && view.contains("error: the build failed"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn a_hook_event_past_what_lens_parses_is_still_read_to_its_end() {
+    // Lens once stopped reading an event at 64 MiB: the agent's writer met a
+    // closed pipe. A 70 MB event is read whole and dropped: no answer, exit 0.
+    let sb = Sandbox::new();
+    let event = serde_json::json!({
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "make"},
+        "tool_response": {"stdout": "x".repeat(70_000_000), "stderr": ""},
+    });
+    common::write(&sb.root.join("event.json"), event.to_string().as_bytes());
+    let out = sh(
+        &sb,
+        "(cat \"$EV\"; echo \"writer=$?\" >&2) | \"$LENS_BIN\" hook claude; echo \"lens=$?\" >&2",
+    );
+    let e = text(&out.stderr);
+    assert!(e.contains("writer=0") && e.contains("lens=0"), "{e}");
+    let answer = text(&out.stdout);
+    assert!(
+        answer.is_empty() || answer.contains("[lens: view"),
+        "{answer}"
+    );
+}
