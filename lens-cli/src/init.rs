@@ -35,7 +35,7 @@ pub fn run(a: &InitArgs, place: &Place, state: &Path) -> i32 {
         match lock(state) {
             Ok(f) => Some(f),
             Err(e) => {
-                eprintln!("lens init: {e}");
+                crate::capture::say(&format!("lens init: {e}"));
                 return 1;
             }
         }
@@ -48,7 +48,7 @@ pub fn run(a: &InitArgs, place: &Place, state: &Path) -> i32 {
             install(agent, a.scope, place, state, a.dry_run)
         };
         if let Err(e) = result {
-            eprintln!("lens init: {}: {e}", agent.name());
+            crate::capture::say(&format!("lens init: {}: {e}", agent.name()));
             failed = true;
         }
     }
@@ -62,25 +62,27 @@ fn report(scope: Scope, place: &Place) -> i32 {
         .filter(|a| a.present(&place.home))
         .collect();
     if present.is_empty() {
-        println!(
-            "lens init: no coding agent found (looked for claude, codex, gemini, cursor and opencode on PATH and in your home directory); name one with --agent"
-        );
+        crate::capture::say_out("lens init: no coding agent found (looked for claude, codex, gemini, cursor and opencode on PATH and in your home directory); name one with --agent");
         return 0;
     }
     for agent in present {
         match agents::edits(agent, scope, place) {
             Ok(edits) => {
-                println!("{}: would change", agent.name());
+                crate::capture::say_out(&format!("{}: would change", agent.name()));
                 for e in edits {
-                    println!("  {} ({})", e.path.display(), describe(&e.change));
+                    crate::capture::say_out(&format!(
+                        "  {} ({})",
+                        e.path.display(),
+                        describe(&e.change)
+                    ));
                 }
-                println!(
+                crate::capture::say_out(&format!(
                     "  run: lens init --agent {} --{} [--dry-run to see the diff]",
                     agent.name(),
                     scope_name(scope)
-                );
+                ));
             }
-            Err(e) => println!("{}: {e}", agent.name()),
+            Err(e) => crate::capture::say_out(&format!("{}: {e}", agent.name())),
         }
     }
     0
@@ -171,7 +173,11 @@ fn install(
             // What the agent would make is there already: it is not Lens's.
             Ok(None) if matches!(e.change, Change::Placeholder { .. }) => {}
             Ok(None) => {
-                println!("{}: {} already has it", agent.name(), e.path.display());
+                crate::capture::say_out(&format!(
+                    "{}: {} already has it",
+                    agent.name(),
+                    e.path.display()
+                ));
                 // Another agent's block in a file they share (AGENTS.md): this
                 // agent needs it too, so taking the other out keeps it.
                 let theirs = manifest
@@ -200,9 +206,12 @@ fn install(
     }
     if dry_run {
         for p in &planned {
-            println!("--- {}", p.edit.path.display());
-            println!("+++ {}", p.edit.path.display());
-            print!("{}", agents::diff(p.old.as_deref().unwrap_or(""), &p.new));
+            crate::capture::say_out(&format!("--- {}", p.edit.path.display()));
+            crate::capture::say_out(&format!("+++ {}", p.edit.path.display()));
+            crate::capture::print_to(
+                lens_core::Stream::Stdout,
+                agents::diff(p.old.as_deref().unwrap_or(""), &p.new).as_bytes(),
+            );
         }
         return Ok(());
     }
@@ -234,13 +243,17 @@ fn install(
         ));
     }
     for p in &planned {
-        println!("{}: changed {}", agent.name(), p.edit.path.display());
+        crate::capture::say_out(&format!(
+            "{}: changed {}",
+            agent.name(),
+            p.edit.path.display()
+        ));
     }
     for line in agents::needs(agent, scope, place) {
-        println!("{}: {line}", agent.name());
+        crate::capture::say_out(&format!("{}: {line}", agent.name()));
     }
     if let Some(limits) = agents::limits(agent) {
-        println!("{}: {limits}", agent.name());
+        crate::capture::say_out(&format!("{}: {limits}", agent.name()));
     }
     Ok(())
 }
@@ -422,9 +435,12 @@ fn uninstall(
         done_paths.push(rec.path.clone());
         if dry_run {
             let new = restored.clone().flatten().unwrap_or_default();
-            println!("--- {}", rec.path.display());
-            println!("+++ {}", rec.path.display());
-            print!("{}", agents::diff(current.as_deref().unwrap_or(""), &new));
+            crate::capture::say_out(&format!("--- {}", rec.path.display()));
+            crate::capture::say_out(&format!("+++ {}", rec.path.display()));
+            crate::capture::print_to(
+                lens_core::Stream::Stdout,
+                agents::diff(current.as_deref().unwrap_or(""), &new).as_bytes(),
+            );
             kept.push(rec);
             continue;
         }
@@ -439,13 +455,17 @@ fn uninstall(
             None => {}
         }
         if !untouched && !shared {
-            println!(
+            crate::capture::say_out(&format!(
                 "{}: {} was edited since init; took out Lens's part only",
                 agent.name(),
                 rec.path.display()
-            );
+            ));
         } else {
-            println!("{}: restored {}", agent.name(), rec.path.display());
+            crate::capture::say_out(&format!(
+                "{}: restored {}",
+                agent.name(),
+                rec.path.display()
+            ));
         }
     }
     // Files Lens's part is in without a record (installed by hand, or the state
@@ -459,16 +479,16 @@ fn uninstall(
             let lens_owned = matches!(e.change, Change::File { contents } if text == contents);
             if lens_owned {
                 let _ = fs::remove_file(&file);
-                println!("{}: removed {}", agent.name(), e.path.display());
+                crate::capture::say_out(&format!("{}: removed {}", agent.name(), e.path.display()));
             } else if let Some(new) = agents::remove(&text, &e.change).filter(|n| *n != text) {
                 if !matches!(e.change, Change::File { .. }) {
                     write(&file, &new)
                         .map_err(|err| format!("cannot write {}: {err}", e.path.display()))?;
-                    println!(
+                    crate::capture::say_out(&format!(
                         "{}: took Lens's part out of {}",
                         agent.name(),
                         e.path.display()
-                    );
+                    ));
                 }
             }
         }

@@ -14,7 +14,7 @@ pub(crate) fn cmd(s: ShowArgs) -> i32 {
     let stored = match store::load(&paths::store(), &s.handle) {
         Ok(st) => st,
         Err(e) => {
-            eprintln!("lens show: {e}");
+            crate::capture::say(&format!("lens show: {e}"));
             return 1;
         }
     };
@@ -31,7 +31,7 @@ pub(crate) fn cmd(s: ShowArgs) -> i32 {
     );
     // A damaged meta.json is said after the output, which is intact.
     if let Some(w) = &stored.meta_warning {
-        eprintln!("lens show: {w}");
+        crate::capture::say(&format!("lens show: {w}"));
     }
     code
 }
@@ -40,17 +40,17 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
     let open = |stream: Stream| stored.open(stream.name());
     if let Some(max) = s.max_bytes {
         if s.grep.is_some() || s.level != Level::Three {
-            eprintln!("lens show: --max-bytes pages raw lines; drop --grep and --level");
+            crate::capture::say("lens show: --max-bytes pages raw lines; drop --grep and --level");
             return 2;
         }
         let (stream, other) = pick_stream(s.stream, stored);
         if let Some(o) = other {
-            eprintln!(
+            crate::capture::say(&format!(
                 "lens show: --max-bytes pages one stream, {}; {} has lines too: add --stream {}",
                 stream.name(),
                 o.name(),
                 o.name()
-            );
+            ));
         }
         let (a, b) = s.lines.map_or((1, u64::MAX), |(a, b)| (a.into(), b.into()));
         return match page(stored, &s.handle, stream, (a, b), (max, None)) {
@@ -59,14 +59,14 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
                 0
             }
             Err(e) => {
-                eprintln!("lens show: {e}");
+                crate::capture::say(&format!("lens show: {e}"));
                 1
             }
         };
     }
     if let Some(pattern) = &s.grep {
         if s.lines.is_some() || s.level != Level::Three {
-            eprintln!("lens show: --grep prints raw lines; drop --lines and --level");
+            crate::capture::say("lens show: --grep prints raw lines; drop --lines and --level");
             return 2;
         }
         let re = match regex::bytes::Regex::new(pattern) {
@@ -74,7 +74,7 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
             Err(e) => {
                 let first = e.to_string();
                 let first = first.lines().last().unwrap_or("").trim();
-                eprintln!("lens show: --grep {pattern:?} is not a regular expression ({first}); check its syntax");
+                crate::capture::say(&format!("lens show: --grep {pattern:?} is not a regular expression ({first}); check its syntax"));
                 return 2;
             }
         };
@@ -92,7 +92,7 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
             match open(st) {
                 Ok(f) => g.stream(f, st),
                 Err(e) => {
-                    eprintln!("lens show: {e}");
+                    crate::capture::say(&format!("lens show: {e}"));
                     return 1;
                 }
             }
@@ -103,8 +103,8 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
     }
     if let Some((a, b)) = s.lines {
         if s.level != Level::Three {
-            eprintln!(
-                "lens show: --lines prints raw lines; drop --level, or drop --lines to see a level"
+            crate::capture::say(
+                "lens show: --lines prints raw lines; drop --level, or drop --lines to see a level",
             );
             return 2;
         }
@@ -125,12 +125,12 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
                 pieces.push((a, b.min(g.from_line - 1), 0));
             }
             if b >= g.from_line && a <= g.to_line {
-                eprintln!(
+                crate::capture::say(&format!(
                     "lens show: {} lines {}-{} were not stored (the run passed [store] max_run_bytes)",
                     stream.name(),
                     a.max(g.from_line),
                     b.min(g.to_line)
-                );
+                ));
             }
             if b > g.to_line {
                 pieces.push((a.max(g.to_line + 1), b, missing));
@@ -141,7 +141,7 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
             let file = match open(stream) {
                 Ok(f) => f,
                 Err(e) => {
-                    eprintln!("lens show: {e}");
+                    crate::capture::say(&format!("lens show: {e}"));
                     return 1;
                 }
             };
@@ -152,10 +152,10 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
         }
         let total = total + gap.map_or(0, |g| g.to_line + 1 - g.from_line);
         if a > total {
-            eprintln!(
+            crate::capture::say(&format!(
                 "lens show: {} has {total} lines; --lines {a}-{b} starts past the end",
                 stream.name()
-            );
+            ));
             return 1;
         }
         return 0;
@@ -178,17 +178,17 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
             match open(*st) {
                 Ok(f) => capture::copy_to(f, to(*st)),
                 Err(e) => {
-                    eprintln!("lens show: {e}");
+                    crate::capture::say(&format!("lens show: {e}"));
                     return 1;
                 }
             }
         }
         for u in &stored.meta.unstored {
             if streams.iter().any(|st| st.name() == u.stream) {
-                eprintln!(
-                    "lens show: {} lines {}-{} (bytes {}-{}) were not stored (the run passed [store] max_run_bytes): the stored stream is its head, then its tail",
-                    u.stream, u.from_line, u.to_line, u.from_byte, u.to_byte
-                );
+                crate::capture::say(&format!(
+                    "lens show: {} lines {}-{} (bytes {}-{}) were not stored (the run passed [store] max_run_bytes): the store holds lines 1-{} of it; the rest passed through to the reader unstored",
+                    u.stream, u.from_line, u.to_line, u.from_byte, u.to_byte, u.from_line.saturating_sub(1)
+                ));
             }
         }
         return 0;
@@ -205,7 +205,7 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
         match open(st).and_then(|f| Reread::of(f, st)) {
             Ok(r) => read.push(r),
             Err(e) => {
-                eprintln!("lens show: {e}");
+                crate::capture::say(&format!("lens show: {e}"));
                 return 1;
             }
         }
@@ -229,7 +229,7 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
             Some(text) => capture::print_to(to(r.stream), text.as_bytes()),
             None => match open(r.stream) {
                 Ok(f) => capture::copy_to(f, to(r.stream)),
-                Err(e) => eprintln!("lens show: {e}"),
+                Err(e) => crate::capture::say(&format!("lens show: {e}")),
             },
         }
     }
@@ -586,7 +586,7 @@ fn pieces_empty_total(
             false
         }
         Err(e) => {
-            eprintln!("lens show: {e}");
+            crate::capture::say(&format!("lens show: {e}"));
             true
         }
     }

@@ -577,3 +577,17 @@ fn a_full_disk_under_lens_s_stdout_fails_the_run_in_one_line() {
         );
     }
 }
+
+#[test]
+fn an_install_into_a_closed_pipe_installs_every_agent_asked_for() {
+    // `init` once wrote its report with println!: the first line into a
+    // closed reader ended Lens after claude's install, before codex's.
+    let sb = Sandbox::new();
+    let out = into_a_closed_pipe(&sb, &["init", "--agent", "claude,codex", "--global"]);
+    assert_eq!(out.status.code(), Some(141), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+    let claude = std::fs::read_to_string(sb.root.join(".claude/settings.json")).unwrap();
+    assert!(claude.contains("lens hook claude"), "{claude}");
+    let codex = std::fs::read_to_string(sb.root.join(".codex/hooks.json")).unwrap_or_default();
+    assert!(codex.contains("lens hook codex"), "{codex}");
+}

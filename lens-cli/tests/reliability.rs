@@ -462,6 +462,17 @@ fn a_run_past_its_store_bound_passes_the_rest_through_whole() {
         "{}",
         text(&gap.stderr)
     );
+    // The whole stream: its stored head, then what it says of the rest (it
+    // once spoke of a tail the store does not hold).
+    let whole = sb.run(&["show", &h]);
+    assert!(whole.stdout == want[..stored.len()]);
+    let e = text(&whole.stderr);
+    assert!(
+        e.contains("lines 315466-1500000")
+            && e.contains("the store holds lines 1-315465 of it")
+            && !e.contains("tail"),
+        "{e}"
+    );
 }
 
 #[test]
