@@ -140,39 +140,6 @@ impl Marker {
     }
 }
 
-/// A view of a stream whose first `shown` lines were printed before it (a
-/// stream's opening, shown while the command still ran): the marker the view
-/// opens with for those lines is dropped, or narrowed to the lines after them.
-/// Any other view is returned as it is.
-pub fn after_shown(view: &str, shown: u32) -> String {
-    let (first, rest) = view.split_once('\n').unwrap_or((view, ""));
-    let Some(mut m) = Marker::parse(first).filter(|m| m.first == 1 && shown > 0) else {
-        return view.to_string();
-    };
-    if m.last <= shown {
-        return rest.to_string();
-    }
-    // The shown lines count against the region's reasons, bulk (not held) first.
-    let mut left = shown;
-    let order: Vec<usize> = (0..m.reasons.len())
-        .filter(|&i| m.reasons[i].0 == Reason::Bulk.word())
-        .chain((0..m.reasons.len()).filter(|&i| m.reasons[i].0 != Reason::Bulk.word()))
-        .collect();
-    for i in order {
-        let take = left.min(m.reasons[i].1);
-        m.reasons[i].1 -= take;
-        left -= take;
-    }
-    m.reasons.retain(|r| r.1 > 0);
-    m.first = shown + 1;
-    let mut out = m.render();
-    if !rest.is_empty() || view.ends_with('\n') {
-        out.push('\n');
-    }
-    out.push_str(rest);
-    out
-}
-
 /// `no error or warning`, `1 error`, `2 warnings`, `1 error, 2 warnings`.
 pub fn trouble_words(errors: u32, warnings: u32) -> String {
     let n = |k: u32, word: &str| format!("{k} {word}{}", if k == 1 { "" } else { "s" });
@@ -449,23 +416,6 @@ static MARKER: LazyLock<Regex> = LazyLock::new(|| {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_view_after_shown_lines_drops_or_narrows_its_opening_marker() {
-        let whole = "[lens: elided stdout 1-40 (40 lines: bulk) handle=1a2b3c4d]\nline 41\n";
-        assert_eq!(after_shown(whole, 40), "line 41\n");
-        let wider =
-            "[lens: elided stdout 1-100 (100 lines: budget 60, bulk 40) handle=1a2b3c4d]\nlast\n";
-        let narrowed = after_shown(wider, 40);
-        assert_eq!(
-            narrowed,
-            "[lens: elided stdout 41-100 (60 lines: budget) handle=1a2b3c4d]\nlast\n"
-        );
-        assert!(Marker::parse(narrowed.lines().next().unwrap()).is_some());
-        // A view that does not open at line 1 is left as it is.
-        let later = "line 41\n[lens: elided stdout 42-90 (49 lines: bulk) handle=1a2b3c4d]\n";
-        assert_eq!(after_shown(later, 40), later);
-    }
 
     #[test]
     fn renders_and_parses_back() {

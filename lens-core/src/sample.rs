@@ -237,32 +237,6 @@ impl Sample {
             total: self.lines as u32,
         })
     }
-
-    /// The sample without its first `lines` lines, which were shown already
-    /// ([`Sampler::leading`]); `None` when they are not its first held lines or
-    /// the stream must be shown raw. The view of the rest then opens with a
-    /// marker for lines `1..=lines`, which the caller drops or narrows.
-    pub fn after_leading(&self, lines: u32) -> Option<Part<'_>> {
-        let part = self.part()?;
-        let n = lines as usize;
-        let numbers = self.numbers.get(..n)?;
-        if numbers
-            .iter()
-            .enumerate()
-            .any(|(i, &k)| k as usize != i + 1)
-        {
-            return None;
-        }
-        let mut at = 0;
-        for _ in 0..n {
-            at += find_newline(&self.text.as_bytes()[at..])? + 1;
-        }
-        Some(Part {
-            text: &part.text[at..],
-            numbers: Some(&self.numbers[n..]),
-            total: part.total,
-        })
-    }
 }
 
 impl Default for Sampler {
@@ -297,27 +271,6 @@ impl Sampler {
     /// Bytes seen so far.
     pub fn bytes(&self) -> u64 {
         self.bytes
-    }
-
-    /// The stream's first lines as held so far: at most `max_lines` whole lines
-    /// and `max_bytes` bytes, counted from raw line 1 with none missing. A
-    /// caller can show these while the stream still runs (see
-    /// [`Sample::after_leading`]).
-    pub fn leading(&self, max_bytes: usize, max_lines: usize) -> &[u8] {
-        let mut end = 0;
-        for (i, &n) in self.numbers.iter().enumerate().take(max_lines) {
-            if n != i as u64 + 1 {
-                break;
-            }
-            let Some(nl) = find_newline(&self.kept[end..]) else {
-                break;
-            };
-            if end + nl + 1 > max_bytes {
-                break;
-            }
-            end += nl + 1;
-        }
-        &self.kept[..end]
     }
 
     /// Takes the next bytes of the stream, cut anywhere.
@@ -705,15 +658,6 @@ mod tests {
         context: 3,
     };
 
-    /// Caps whose head holds more than an opening shown early.
-    const SMALL_VIEW: Caps = Caps {
-        head_lines: 60,
-        head_bytes: 4 << 10,
-        tail_lines: 20,
-        tail_bytes: 2 << 10,
-        ..SMALL
-    };
-
     fn sample(caps: Caps, text: &[u8], cuts: &[usize]) -> Sample {
         let mut s = Sampler::new(caps);
         let mut at = 0;
@@ -728,100 +672,6 @@ mod tests {
 
     fn held(s: &Sample) -> Vec<(u32, &str)> {
         s.numbers.iter().copied().zip(s.text.lines()).collect()
-    }
-
-    proptest! {
-        /// The opening shown early and the view of the rest are one view: every
-        /// raw line is accounted for once, by a line shown at its number or by a
-        /// marker whose range starts where the last one ended.
-        #[test]
-        fn an_opening_and_the_view_after_it_number_every_line_once(
-            lines in 50usize..6000,
-            opening in 1usize..40,
-            error_at in 0usize..6000,
-        ) {
-            let mut text = String::new();
-            for i in 1..=lines {
-                if i == error_at {
-                    text.push_str("error: disk on fire\n");
-                } else {
-                    text.push_str(&format!("row {i}\n"));
-                }
-            }
-            let mut s = Sampler::new(SMALL_VIEW);
-            s.push(text.as_bytes());
-            let lead = String::from_utf8(s.leading(1 << 20, opening).to_vec()).unwrap();
-            let shown = lead.lines().count() as u32;
-            let sample = s.finish();
-            let rest = sample.after_leading(shown).unwrap();
-            let opts = crate::Options::new(crate::Level::Two, Some(crate::Handle::derive(&[b"p"], 0)));
-            let argv = vec!["seq".to_string()];
-            let input = crate::Input { part: Some(rest), raw_len: sample.bytes };
-            let empty = crate::Input { part: None, raw_len: 0 };
-            let (v, _, _) = crate::view_parts(&argv, input, empty, 0, &opts);
-            // No view means the rest is printed raw, after the opening.
-            let after = match v {
-                Some(v) => crate::marker::after_shown(&v, shown),
-                None => text[lead.len()..].to_string(),
-            };
-            let raw: Vec<&str> = text.lines().collect();
-            let (mut next, mut digest) = (1usize, 0usize);
-            for l in lead.lines().chain(after.lines()) {
-                if digest > 0 {
-                    digest -= 1;
-                } else if let Some(m) = crate::Marker::parse(l) {
-                    prop_assert_eq!(m.first as usize, next, "{}", l);
-                    next = m.last as usize + 1;
-                    digest = m.digest;
-                } else {
-                    prop_assert_eq!(raw.get(next - 1).copied(), Some(l), "line {}", next);
-                    next += 1;
-                }
-            }
-            prop_assert_eq!(next, lines + 1);
-        }
-    }
-
-    #[test]
-    fn the_leading_lines_can_be_shown_early_and_the_rest_viewed_after_them() {
-        let mut s = Sampler::default();
-        let text: String = (1..=50_000).map(|i| format!("row {i}\n")).collect();
-        s.push(text.as_bytes());
-        let lead = s.leading(60, 40).to_vec();
-        // Whole lines from line 1, within the bytes asked for.
-        assert_eq!(
-            lead,
-            b"row 1\nrow 2\nrow 3\nrow 4\nrow 5\nrow 6\nrow 7\nrow 8\nrow 9\n"
-        );
-        assert_eq!(s.leading(1 << 20, 3), b"row 1\nrow 2\nrow 3\n");
-        let sample = s.finish();
-        let rest = sample.after_leading(9).unwrap();
-        assert!(rest.text.starts_with("row 10\n"), "{}", &rest.text[..20]);
-        assert_eq!(rest.numbers.unwrap()[0], 10);
-        // The view of the rest opens with the shown lines' marker, which
-        // `after_shown` drops: together the two are the stream's view.
-        let opts = crate::Options::new(crate::Level::Two, Some(crate::Handle::derive(&[b"x"], 0)));
-        let argv = vec!["seq".to_string()];
-        let input = |part| crate::Input {
-            part,
-            raw_len: sample.bytes,
-        };
-        let empty = crate::Input {
-            part: None,
-            raw_len: 0,
-        };
-        let (v, _, _) = crate::view_parts(&argv, input(Some(rest)), empty, 0, &opts);
-        let v = v.unwrap();
-        let opening = crate::Marker::parse(v.lines().next().unwrap()).unwrap();
-        assert_eq!(opening.first, 1, "{v}");
-        let after = crate::marker::after_shown(&v, 9);
-        assert!(!after.contains("row 9\n"), "{after}");
-        let first = after.lines().next().unwrap();
-        assert!(
-            first == "row 10" || crate::Marker::parse(first).is_some_and(|m| m.first == 10),
-            "{after}"
-        );
-        assert!(sample.after_leading(50_001).is_none());
     }
 
     #[test]
