@@ -98,6 +98,22 @@ def reliability(path: Path) -> str:
                 f" | {t['lens_secs']:.2f} / {t['lens_best_secs']:.2f} s | {t['ratio']:.2f}x / {t['best_ratio']:.2f}x"
                 f" | {t['lens_rss_mib']:.1f} MiB | {t['view_bytes']} B | {'yes' if t['show_identical'] else 'NO'} |"
             )
+        captured = big.get("captured") or []
+        if captured:
+            lines += [
+                "",
+                "| the same output, as an agent's (64-byte lines) | bytes | `cat` into a file (median / best)"
+                " | Lens (median / best) | Lens / cat (median / best) | Lens peak RSS | answer"
+                " | `lens show` identical |",
+                "|---|---:|---:|---:|---:|---:|---:|---|",
+            ]
+            for t in captured:
+                lines.append(
+                    f"| `{t['path']}` | {t['bytes']:,} | {t['cat_secs']:.2f} / {t['cat_best_secs']:.2f} s"
+                    f" | {t['lens_secs']:.2f} / {t['lens_best_secs']:.2f} s"
+                    f" | {t['ratio']:.2f}x / {t['best_ratio']:.2f}x | {t['lens_rss_mib']:.1f} MiB"
+                    f" | {t['view_bytes']} B | {'yes' if t['show_identical'] else 'NO'} |"
+                )
         s = big["seq"]
         lines += [
             "",
@@ -143,7 +159,15 @@ def reliability(path: Path) -> str:
                 f" all 1,000 lines: {'yes' if p['killed_recovered'] else 'NO'} (that run took"
                 f" {p['killed_next_run_secs'] * 1000:.0f} ms).",
                 f"- {p['errors_bytes'] / mib:,.0f} MiB of error lines, half on each stream: Lens's peak RSS"
-                f" {p['errors_rss_mib']:.1f} MiB.",
+                f" {p['errors_rss_mib']:.1f} MiB"
+                + (
+                    f" (the highest of {len(p['errors_rss_runs_mib'])} runs: "
+                    + ", ".join(f"{x:.1f}" for x in p["errors_rss_runs_mib"])
+                    + " MiB)"
+                    if p.get("errors_rss_runs_mib")
+                    else ""
+                )
+                + ".",
             ]
     fuzz = r.get("fuzz")
     if fuzz:

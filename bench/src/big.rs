@@ -61,6 +61,16 @@ impl Runner {
 
     /// Runs `argv` under `/usr/bin/time`, stdout to `into` (a file) or captured.
     pub fn run(&self, argv: &[String], into: Option<&Path>) -> Result<Ran> {
+        self.run_from(argv, None, into)
+    }
+
+    /// [`Runner::run`] with stdin read from `from` (else empty).
+    pub fn run_from(
+        &self,
+        argv: &[String],
+        from: Option<&Path>,
+        into: Option<&Path>,
+    ) -> Result<Ran> {
         let rss = self.scratch.join("rss.txt");
         let mut cmd = Command::new("/usr/bin/time");
         cmd.arg("-f")
@@ -73,8 +83,11 @@ impl Runner {
             .env("LENS_LOG_DIR", self.scratch.join("log"))
             .env("LENS_CONFIG", self.config())
             .current_dir(&self.scratch)
-            .stdin(Stdio::null())
             .stderr(Stdio::piped());
+        match from {
+            Some(p) => cmd.stdin(File::open(p)?),
+            None => cmd.stdin(Stdio::null()),
+        };
         match into {
             Some(p) => cmd.stdout(File::create(p)?),
             None => cmd.stdout(Stdio::piped()),
@@ -180,6 +193,8 @@ pub fn median(mut v: Vec<f64>) -> f64 {
 /// One size-and-shape of output through Lens against `cat` into a file.
 #[derive(Serialize)]
 pub struct Throughput {
+    /// How the output reached Lens ([`Via::name`]).
+    pub path: String,
     /// What the lines look like.
     pub input: String,
     /// Bytes.
@@ -205,6 +220,29 @@ pub struct Throughput {
     pub show_identical: bool,
 }
 
+/// How the output reaches Lens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// `lens cat FILE`: Lens runs the command.
+    Run,
+    /// `lens --as make < FILE`: a saved log.
+    As,
+    /// `lens hook claude < EVENT`: a Claude Code event whose
+    /// `persistedOutputPath` is FILE.
+    Hook,
+}
+
+impl Via {
+    /// How the row names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Via::Run => "lens cat FILE",
+            Via::As => "lens --as make < FILE",
+            Via::Hook => "lens hook claude < EVENT (persistedOutputPath: FILE)",
+        }
+    }
+}
+
 /// Runs `input` (already written to `file`) `runs` times each through cat and
 /// Lens, alternated.
 pub fn throughput(
@@ -214,14 +252,46 @@ pub fn throughput(
     file: &Path,
     runs: usize,
 ) -> Result<Throughput> {
+    throughput_by(runner, lens, input, file, runs, Via::Run)
+}
+
+/// [`throughput`] with the output reaching Lens by `path`.
+pub fn throughput_by(
+    runner: &Runner,
+    lens: &Path,
+    input: &str,
+    file: &Path,
+    runs: usize,
+    via: Via,
+) -> Result<Throughput> {
     let bytes = std::fs::metadata(file)?.len();
     let copy = runner.scratch.join("copy");
     let cat = vec!["cat".to_string(), file.display().to_string()];
-    let through = vec![
-        lens.display().to_string(),
-        "cat".into(),
-        file.display().to_string(),
-    ];
+    let lens_s = lens.display().to_string();
+    let event = runner.scratch.join("event.json");
+    let (through, stdin): (Vec<String>, Option<&Path>) = match via {
+        Via::Run => (vec![lens_s, "cat".into(), file.display().to_string()], None),
+        Via::As => (vec![lens_s, "--as".into(), "make".into()], Some(file)),
+        Via::Hook => {
+            // What Claude Code 2.1.328 hands over for a command whose output
+            // it persisted: the first 30,000 characters inline, the path.
+            let mut head = vec![0u8; 30_000];
+            let n = read_full(&mut File::open(file)?, &mut head)?;
+            let e = serde_json::json!({
+                "hook_event_name": "PostToolUse",
+                "tool_name": "Bash",
+                "cwd": runner.scratch.display().to_string(),
+                "tool_input": {"command": "make", "description": "build"},
+                "tool_response": {
+                    "stdout": String::from_utf8_lossy(&head[..n]),
+                    "stderr": "", "interrupted": false, "isImage": false,
+                    "persistedOutputPath": file.display().to_string(),
+                },
+            });
+            std::fs::write(&event, e.to_string())?;
+            (vec![lens_s, "hook".into(), "claude".into()], Some(&event))
+        }
+    };
     let (mut cat_t, mut lens_t, mut rss) = (Vec::new(), Vec::new(), 0u64);
     let mut last_view = Vec::new();
     for _ in 0..runs {
@@ -230,18 +300,23 @@ pub fn throughput(
         std::fs::remove_file(&copy)?;
         cat_t.push(c.secs);
         runner.clear_store();
-        let l = runner.run(&through, None)?;
+        let l = runner.run_from(&through, stdin, None)?;
         lens_t.push(l.secs);
         rss = rss.max(l.rss_kib);
         last_view = l.stdout;
     }
-    let handle = handle_in(&last_view).context("Lens printed no marker")?;
-    let show_identical = show_matches(runner, lens, &handle, file)?;
+    // A hook past its time limit answers nothing: no handle, and the row says so.
+    let show_identical = match handle_in(&last_view) {
+        Some(h) => show_matches(runner, lens, &h, file)?,
+        None if via == Via::Run => bail!("Lens printed no marker"),
+        None => false,
+    };
     runner.clear_store();
     let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let (cb, lb) = (best(&cat_t), best(&lens_t));
     let (c, l) = (median(cat_t), median(lens_t));
     Ok(Throughput {
+        path: via.name().to_string(),
         input: input.to_string(),
         bytes,
         cat_secs: round3(c),
@@ -362,8 +437,11 @@ pub struct Process {
     pub killed_recovered: bool,
     /// Seconds the next run took to notice and log it.
     pub killed_next_run_secs: f64,
-    /// Peak RSS of Lens on `errors_bytes` of error lines, half on each stream.
+    /// Peak RSS of Lens on `errors_bytes` of error lines, half on each stream:
+    /// the highest of its runs.
     pub errors_rss_mib: f64,
+    /// The peak RSS of each of those runs.
+    pub errors_rss_runs_mib: Vec<f64>,
     /// The size of that output.
     pub errors_bytes: u64,
 }
@@ -425,7 +503,8 @@ pub fn process(runner: &Runner, lens: &Path, errors_bytes: u64) -> Result<Proces
         None,
     )?;
     let bound_stored_bytes = dir_bytes(&runner.store());
-    let bound_notice = String::from_utf8_lossy(&bound.stderr).contains("were not stored");
+    let bound_notice =
+        String::from_utf8_lossy(&bound.stderr).contains("passed through whole and was not stored");
     // Killed outright after 1,000 lines; the next run logs and names it.
     runner.clear_store();
     let mut c = Command::new("timeout");
@@ -457,11 +536,22 @@ pub fn process(runner: &Runner, lens: &Path, errors_bytes: u64) -> Result<Proces
     let half = errors_bytes / 2;
     let err = "error[E0308]: mismatched types at src/lib.rs:10:5 expected u32 found i64";
     let script = format!("yes '{err}' | head -c {half}; yes '{err}' | head -c {half} >&2");
-    let errors = runner.run(
-        &[lens.display().to_string(), "sh".into(), "-c".into(), script],
-        None,
-    )?;
-    runner.clear_store();
+    // Peak memory here moves with how the two readers interleave: the highest
+    // of a few runs is the figure a user can rely on.
+    let mut errors_rss = Vec::new();
+    for _ in 0..3 {
+        let errors = runner.run(
+            &[
+                lens.display().to_string(),
+                "sh".into(),
+                "-c".into(),
+                script.clone(),
+            ],
+            None,
+        )?;
+        errors_rss.push(round1(errors.rss_kib as f64 / 1024.0));
+        runner.clear_store();
+    }
     Ok(Process {
         closed_reader_exit_secs,
         closed_reader_exit_code: exit_code(status),
@@ -474,7 +564,8 @@ pub fn process(runner: &Runner, lens: &Path, errors_bytes: u64) -> Result<Proces
         bound_notice,
         killed_recovered,
         killed_next_run_secs,
-        errors_rss_mib: round1(errors.rss_kib as f64 / 1024.0),
+        errors_rss_mib: errors_rss.iter().copied().fold(0.0, f64::max),
+        errors_rss_runs_mib: errors_rss,
         errors_bytes,
     })
 }

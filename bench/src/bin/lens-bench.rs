@@ -659,6 +659,20 @@ fn big(args: &[String]) -> Result<()> {
         );
         rows.push(row);
     }
+    // The captured-output paths on the same gigabyte of 64-byte lines: a
+    // saved log through `lens --as`, and a Claude Code hook event whose
+    // persisted output is the file (read under the hook's own 5 s limit).
+    let mut captured = Vec::new();
+    big::write_input(&input, &[vec![b'x'; 63], vec![b'\n']].concat(), size)?;
+    for via in [big::Via::As, big::Via::Hook] {
+        println!("big: {}, 64-byte lines, {gib} GiB ...", via.name());
+        let row = big::throughput_by(&runner, &lens, "64-byte lines", &input, 7, via)?;
+        println!(
+            "  median: cat {:.2} s, lens {:.2} s ({:.2}x); best: cat {:.2} s, lens {:.2} s ({:.2}x); lens peak RSS {:.1} MiB, answer {} bytes, show identical: {}",
+            row.cat_secs, row.lens_secs, row.ratio, row.cat_best_secs, row.lens_best_secs, row.best_ratio, row.lens_rss_mib, row.view_bytes, row.show_identical
+        );
+        captured.push(row);
+    }
     std::fs::remove_file(&input)?;
     // seq: ten million numbers, as the issue measured them.
     println!("big: seq 1 10000000 ...");
@@ -756,6 +770,7 @@ fn big(args: &[String]) -> Result<()> {
     );
     let peak = rows
         .iter()
+        .chain(&captured)
         .map(|r| r.lens_rss_mib)
         .chain(std::iter::once(seq_lens.rss_kib as f64 / 1024.0))
         .fold(0.0, f64::max);
@@ -776,8 +791,9 @@ fn big(args: &[String]) -> Result<()> {
                 "cat": env::version_of(&["cat".into(), "--version".into()]),
             },
             "scratch": scratch.display().to_string(),
-            "method": "each input written to a file in the scratch directory (a RAM file system when /dev/shm exists, so disk writeback, which varied by seconds between identical runs here, is out of both arms); `cat FILE > COPY` and `lens cat FILE` alternated 7 times, medians and bests of wall time (this VM's system time for the same cat varied from 0.36 to 3.4 s between runs, so both are kept); Lens's store emptied before each run; peak RSS by /usr/bin/time -f %M (the highest of Lens's runs); then `lens show HANDLE` compared byte for byte with the input (for these rows and seq the store keeps a run whole: `[store] max_run_bytes = \"64g\"`). Cargo logs (bench::inputs::cargo_log: Compiling lines, 600 distinct warnings, one error whose last line ends the log) are printed on stderr by a `cargo` shim first on PATH; `lens cargo build` and `rtk cargo build` alternated. The process rows use Lens's defaults (a 256 MiB bound per run): `lens yes` whose reader closes after 200 ms; `lens yes | head -1` from start to Lens's exit; 1 GiB of 64-byte lines through the bound; `timeout -s KILL 2 lens sh -c 'seq 1 1000; sleep 30'`, then the next run; 1 GiB of error lines, half on each stream.",
+            "method": "each input written to a file in the scratch directory (a RAM file system when /dev/shm exists, so disk writeback, which varied by seconds between identical runs here, is out of both arms); `cat FILE > COPY` and `lens cat FILE` alternated 7 times, medians and bests of wall time (this VM's system time for the same cat varied from 0.36 to 3.4 s between runs, so both are kept); Lens's store emptied before each run; peak RSS by /usr/bin/time -f %M (the highest of Lens's runs); then `lens show HANDLE` compared byte for byte with the input (for these rows and seq the store keeps a run whole: `[store] max_run_bytes = \"64g\"`). Cargo logs (bench::inputs::cargo_log: Compiling lines, 600 distinct warnings, one error whose last line ends the log) are printed on stderr by a `cargo` shim first on PATH; `lens cargo build` and `rtk cargo build` alternated. The process rows use Lens's defaults (a 256 MiB bound per run): `lens yes` whose reader closes after 200 ms; `lens yes | head -1` from start to Lens's exit; 1 GiB of 64-byte lines through the bound; `timeout -s KILL 2 lens sh -c 'seq 1 1000; sleep 30'`, then the next run; 1 GiB of error lines, half on each stream (run 3 times, the highest peak kept). The `captured` rows put the same gigabyte of 64-byte lines through `lens --as make < FILE` and through `lens hook claude` with a Claude Code PostToolUse event (the first 30,000 bytes inline) whose persistedOutputPath is FILE, each alternated 7 times with `cat FILE > COPY`; the hook runs under its default 5 s limit, past which it answers nothing (show_identical false, answer 0 bytes).",
             "throughput": rows,
+            "captured": captured,
             "seq": {
                 "argv": "seq 1 10000000",
                 "raw_secs": (seq_raw.secs * 1000.0).round() / 1000.0,
