@@ -12,6 +12,15 @@ use std::time::{Duration, Instant};
 
 use common::{handle_in, Sandbox};
 
+/// The tests that put hundreds of megabytes through Lens take turns: side by
+/// side on two cores, a starved reader can miss the end of a command's output
+/// (see the note in `memory_stays_bounded_past_the_limit_…`).
+static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn heavy() -> std::sync::MutexGuard<'static, ()> {
+    HEAVY.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -117,6 +126,11 @@ fn second_len() -> usize {
 #[cfg(target_os = "linux")]
 #[test]
 fn memory_stays_bounded_past_the_limit_and_the_store_is_byte_identical() {
+    // Run beside another heavy test on a loaded machine, this once lost the
+    // error on the last line: the child exited, and the main thread stopped
+    // waiting for a reader still starved of CPU (run.rs: AFTER_EXIT, then
+    // STOP_WAIT). A known gap in `lens <cmd>`, not what this test measures.
+    let _turn = heavy();
     let sb = Sandbox::new();
     let lens = env!("CARGO_BIN_EXE_lens");
     // 64 MB of short lines, an error on the last line, in 400 MiB of address
@@ -530,6 +544,7 @@ fn a_huge_line_past_the_store_bound_reaches_the_reader_whole() {
 #[cfg(target_os = "linux")]
 #[test]
 fn output_past_the_store_bound_streams_in_bounded_memory() {
+    let _turn = heavy();
     let sb = Sandbox::new();
     common::write(&sb.config(), b"[store]\nmax_run_bytes = \"4m\"\n");
     // 200 MB in 400 MiB of address space (each thread's allocator arena
@@ -617,6 +632,7 @@ fn sh(sb: &Sandbox, script: &str) -> std::process::Output {
 
 #[test]
 fn output_an_agent_captured_streams_in_bounded_memory() {
+    let _turn = heavy();
     // `lens --as` once read the whole log into memory (1 GiB: 2.9 GiB peak),
     // and a hook refused a full-output file over 64 MiB. Both now read it as
     // `lens <cmd>` reads a child: 200 MB in 400 MiB of address space.
@@ -681,6 +697,7 @@ fn output_an_agent_captured_streams_in_bounded_memory() {
 
 #[test]
 fn a_hook_event_past_what_lens_parses_is_still_read_to_its_end() {
+    let _turn = heavy();
     // Lens once stopped reading an event at 64 MiB: the agent's writer met a
     // closed pipe. A 70 MB event is read whole and dropped: no answer, exit 0.
     let sb = Sandbox::new();
