@@ -505,7 +505,7 @@ fn uninstall(
                 } else {
                     fs::remove_file(&made)
                 };
-                println!("{}: removed {}", agent.name(), made.display());
+                crate::capture::say_out(&format!("{}: removed {}", agent.name(), made.display()));
             }
         }
         let _ = fs::remove_dir(d);
