@@ -183,6 +183,11 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
             }
             stopped_at = Some(now);
         }
+        // A stopped reader takes what its pipe holds without waiting for more
+        // (at most DRAIN_MAX) and reports: it is waited for, since leaving it
+        // on a machine too busy to run it at once would lose the end of the
+        // output (invariant 5). STOP_WAIT only bounds a reader that never
+        // reports.
         if stopped_at.is_some_and(|t| now >= t + STOP_WAIT) {
             break;
         }
@@ -381,8 +386,9 @@ const GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
 /// How long Lens waits, after the child exits, for pipes a process it started
 /// may still hold (`sh -c 'daemon & echo started'`): the shell would not wait.
 const AFTER_EXIT: std::time::Duration = std::time::Duration::from_millis(250);
-/// How long a reader told to stop has to report.
-const STOP_WAIT: std::time::Duration = std::time::Duration::from_millis(300);
+/// The most a reader told to stop is waited for: it takes only what its pipe
+/// already holds, so this is reached only by one that never gets to run.
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// How long a run goes before its output is written to the store as it arrives.
 const JOURNAL_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
 /// How often the main thread looks for a caught signal while it waits.
