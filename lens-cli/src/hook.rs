@@ -47,6 +47,12 @@ pub(crate) fn cmd(agent: Agent) -> i32 {
     let started = SystemTime::now();
     let mut event = read_event_json();
     let captured = event.as_ref().and_then(|e| agents::read_event(agent, e));
+    // What the model would read without Lens is measured on the event as the
+    // agent sent it, before its big strings are shed below.
+    let would = match (&event, &captured) {
+        (Some(e), Some(c)) => Some(agents::model_would_read(agent, e, c.output.len() as u64)),
+        _ => None,
+    };
     // The captured output is a copy: the event's own is not held beside it.
     if let Some(e) = event.as_mut().filter(|_| captured.is_some()) {
         shed(e);
@@ -78,9 +84,7 @@ pub(crate) fn cmd(agent: Agent) -> i32 {
         print_to(Stream::Stdout, text.as_bytes());
     }
     if let Some((c, result)) = &outcome {
-        let would = event.as_ref().map_or(c.output.len() as u64, |e| {
-            agents::model_would_read(agent, e, c.output.len() as u64)
-        });
+        let would = would.unwrap_or(c.output.len() as u64);
         log(agent, c, result, answer.is_some(), would, started);
     }
     // A write that failed (a full disk) is said and fails the hook: the agent
