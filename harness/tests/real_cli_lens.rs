@@ -8,12 +8,14 @@
 //! not installed (`make agents`), unless LENS_REQUIRE_AGENTS=1.
 
 mod agents_ready;
+mod arm_root;
 mod lens_bin;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use agents_ready::available;
+use arm_root::Root;
 use harness::agent_cli::{AgentCli, RunOutcome, RunSpec};
 use harness::model_server::{Action, Script, Turn};
 use regex::Regex;
@@ -37,90 +39,19 @@ const SMALL: &str = "ls";
 /// One arm's world: HOME, the project (a git repository with 220 changed
 /// files), and Lens's store, log and config.
 struct Arm {
-    root: PathBuf,
+    world: Root,
     lens: bool,
 }
 
 impl Arm {
     fn new(cli: AgentCli, case: &str, lens: bool) -> Arm {
-        let root = std::env::temp_dir().join(format!(
-            "lens-real-{}-{case}-{}-{}",
+        let name = format!(
+            "lens-real-{}-{case}-{}",
             cli.name(),
-            if lens { "lens" } else { "raw" },
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&root);
-        let project = root.join("project");
-        std::fs::create_dir_all(project.join("src")).unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        for i in 0..220 {
-            std::fs::write(
-                project.join(format!("src/handler_{i:03}.rs")),
-                "fn a() {}\n",
-            )
-            .unwrap();
-        }
-        git(&project, &["init", "-q", "-b", "main"]);
-        git(&project, &["add", "-A"]);
-        git(
-            &project,
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "commit",
-                "-qm",
-                "init",
-            ],
+            if lens { "lens" } else { "raw" }
         );
-        for i in 0..220 {
-            std::fs::write(
-                project.join(format!("src/handler_{i:03}.rs")),
-                "fn b() {}\n",
-            )
-            .unwrap();
-        }
-        Arm { root, lens }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.root.join("home")
-    }
-
-    fn project(&self) -> PathBuf {
-        self.root.join("project")
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn lens_env(&self) -> Vec<(String, String)> {
-        let s = |p: &str| self.root.join(p).display().to_string();
-        vec![
-            ("LENS_STORE".into(), s("lens/store")),
-            ("LENS_LOG_DIR".into(), s("lens/log")),
-            ("LENS_CONFIG".into(), s("lens/none.toml")),
-        ]
-    }
-
-    fn lens(&self, args: &[&str]) -> std::process::Output {
-        let out = Command::new(lens_bin::lens_binary())
-            .args(args)
-            .current_dir(self.project())
-            .env("HOME", self.home())
-            .envs(self.lens_env())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "lens {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
+        let root = Root::new(&name, 220, |i| format!("handler_{i:03}.rs"));
+        Arm { world: root, lens }
     }
 
     /// Installs Lens for `cli` in this arm's HOME, as a user would.
@@ -180,19 +111,12 @@ impl Arm {
     }
 }
 
-impl Drop for Arm {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
-}
+impl std::ops::Deref for Arm {
+    type Target = Root;
 
-fn git(dir: &Path, args: &[&str]) {
-    assert!(Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .unwrap()
-        .success());
+    fn deref(&self) -> &Root {
+        &self.world
+    }
 }
 
 /// What the model read for each call, with the arm's own paths and Codex's

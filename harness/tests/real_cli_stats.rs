@@ -7,12 +7,11 @@
 //! (`make agents`), unless LENS_REQUIRE_AGENTS=1.
 
 mod agents_ready;
+mod arm_root;
 mod lens_bin;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use agents_ready::available;
+use arm_root::Root;
 use harness::agent_cli::{AgentCli, RunOutcome, RunSpec};
 use harness::model_server::Script;
 
@@ -28,83 +27,19 @@ const FAIL_SH: &str =
 
 /// One arm: HOME, a git project, and Lens's store, log and config.
 struct Arm {
-    root: PathBuf,
+    world: Root,
 }
 
 impl Arm {
     fn new(cli: AgentCli, lens: bool) -> Arm {
-        let root = std::env::temp_dir().join(format!(
-            "lens-stats-{}-{}-{}",
+        let name = format!(
+            "lens-stats-{}-{}",
             cli.name(),
-            if lens { "lens" } else { "raw" },
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&root);
-        let project = root.join("project");
-        std::fs::create_dir_all(project.join("src")).unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        let write_all = |body: &str| {
-            for i in 0..40 {
-                std::fs::write(project.join(format!("src/mod_{i:02}.rs")), body).unwrap();
-            }
-        };
-        write_all("fn a() {}\n");
-        git(&project, &["init", "-q", "-b", "main"]);
-        git(&project, &["add", "-A"]);
-        git(
-            &project,
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "commit",
-                "-qm",
-                "init",
-            ],
+            if lens { "lens" } else { "raw" }
         );
-        write_all("fn b() {}\n");
-        std::fs::write(project.join("fail.sh"), FAIL_SH).unwrap();
-        Arm { root }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.root.join("home")
-    }
-
-    fn project(&self) -> PathBuf {
-        self.root.join("project")
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn lens_env(&self) -> Vec<(String, String)> {
-        let s = |p: &str| self.root.join(p).display().to_string();
-        vec![
-            ("LENS_STORE".into(), s("lens/store")),
-            ("LENS_LOG_DIR".into(), s("lens/log")),
-            ("LENS_CONFIG".into(), s("lens/none.toml")),
-        ]
-    }
-
-    fn lens(&self, args: &[&str]) -> std::process::Output {
-        let out = Command::new(lens_bin::lens_binary())
-            .args(args)
-            .current_dir(self.project())
-            .env("HOME", self.home())
-            .envs(self.lens_env())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "lens {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
+        let root = Root::new(&name, 40, |i| format!("mod_{i:02}.rs"));
+        std::fs::write(root.project().join("fail.sh"), FAIL_SH).unwrap();
+        Arm { world: root }
     }
 
     fn install(&self, cli: AgentCli) {
@@ -155,19 +90,12 @@ impl Arm {
     }
 }
 
-impl Drop for Arm {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
-}
+impl std::ops::Deref for Arm {
+    type Target = Root;
 
-fn git(dir: &Path, args: &[&str]) {
-    assert!(Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .unwrap()
-        .success());
+    fn deref(&self) -> &Root {
+        &self.world
+    }
 }
 
 /// The handle a `lens <cmd>` view names.
