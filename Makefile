@@ -5,7 +5,7 @@
 #   make rtk-fixtures    Lens and rtk on rtk's own unit-test inputs, to out/rtk-fixtures.json
 #   make test            unit, integration and property tests, then the microVM smoke test
 #   make agents          the agent CLIs at pinned versions, in out/agents (for the real-client tests)
-#   make results         refresh the committed results/ and the README from this revision
+#   make results         refresh the committed results/, the README and docs/ from this revision
 #   make check           fmt, clippy -D warnings, ruff
 #   make build           out/release/<arch>/lens
 #   make bench           growth gate, latency report, results/overhead.json
@@ -21,7 +21,7 @@
 #   make image           the microVM image (out/image, image/manifest.json; needs root)
 #   make vm-smoke        boot the microVM kernel, run a command, read the result back
 #
-# See README.md for the rest.
+# See README.md and docs/ for the rest.
 
 .DEFAULT_GOAL := help
 

@@ -30,9 +30,10 @@ RTK_FIXTURES_ARGS ?=
 rtk-fixtures: build
 	python3 tools/rtk_fixtures.py --lens $(LENS) $(RTK_FIXTURES_ARGS)
 
-# Rewrite the README's table from results/compare.json.
+# Rewrite the generated tables and numbers of the README and docs/ from results/
+# (harness/tests/docs.rs checks them against the same files).
 readme-table: harness-bin
-	python3 tools/readme_table.py --compare $(COMPARE) --harness $(CARGO_TARGET_DIR)/release/harness --results results/compare.json README.md
+	python3 tools/readme_table.py --compare $(COMPARE) --harness $(CARGO_TARGET_DIR)/release/harness --results results/compare.json README.md docs/*.md
 
 HARNESS := $(CARGO_TARGET_DIR)/release/harness
 RETENTION_ARGS ?= --driver scripted
@@ -65,14 +66,14 @@ transcripts: harness-bin
 
 # Refresh the committed design record from this revision: the compare table, the
 # scripted retention sweep and the scripted session benchmark (no credits), then
-# the README's generated sections.
+# the generated sections of the README and docs/.
 results: build harness-bin
 	$(COMPARE) --mode replay --lens $(LENS) --save
 	$(HARNESS) run --run --driver scripted --save
 	$(HARNESS) session run --run --driver scripted --save
 	$(MAKE) --no-print-directory readme-table charts
 
-# The README's charts (results/*.svg) from the committed JSON; needs matplotlib
+# The charts of docs/benchmarks.md (results/*.svg) from the committed JSON; needs matplotlib
 # (pip install matplotlib), and says so in one line without it.
 charts:
 	@python3 -c 'import matplotlib' 2>/dev/null || { echo "make charts: matplotlib is not installed; pip install matplotlib"; exit 1; }

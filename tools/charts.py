@@ -1,4 +1,4 @@
-"""Draw the README's charts from the committed results, with matplotlib.
+"""Draw the charts docs/benchmarks.md shows, from the committed results, with matplotlib.
 
     python3 tools/charts.py --compare results/compare.json --retention results/retention-scripted.json
 

@@ -1,4 +1,4 @@
-"""Rewrite the README's generated sections from the committed results.
+"""Rewrite the generated sections of the README and docs/ from the committed results.
 
 The compare table comes from `compare --render results/compare.json` (the JSON is
 the record, the table is rendered from it), the performance lines from
@@ -6,9 +6,12 @@ results/overhead.json, the reliability lines from results/reliability.json and
 the retention tables from `harness report`, the session tables from `harness
 session report results/session-scripted.json`, the transcripts tables from
 `harness transcripts` over the committed real transcripts; the microVM runs'
-tables from results/compare-vm.json and results/retention-vm.json when they exist. Each
-section sits between `<!-- NAME:begin -->` and `<!-- NAME:end -->` markers;
-nothing outside them is touched.
+tables from results/compare-vm.json and results/retention-vm.json when they exist. The README's headline
+numbers come from the same files. Each section sits between `<!-- NAME:begin -->`
+and `<!-- NAME:end -->` markers in exactly one of the files given (the README or a
+page of docs/); nothing outside them is touched. `--check` rewrites nothing and
+fails, naming the file and section, when a section differs from what its results
+file renders (harness/tests/docs.rs runs it).
 """
 
 import argparse
@@ -19,11 +22,125 @@ import sys
 from pathlib import Path
 
 
-def splice(text: str, name: str, body: str) -> str:
-    pattern = re.compile(rf"(<!-- {name}:begin -->\n).*?(<!-- {name}:end -->)", re.S)
-    if not pattern.search(text):
-        sys.exit(f"readme_table: no <!-- {name}:begin --> ... <!-- {name}:end --> block in the README; add one")
-    return pattern.sub(lambda m: m.group(1) + body.rstrip("\n") + "\n" + m.group(2), text)
+def block(name: str) -> re.Pattern:
+    return re.compile(rf"(<!-- {name}:begin -->\n).*?(<!-- {name}:end -->)", re.S)
+
+
+def splice(texts: dict, name: str, body: str) -> None:
+    """Put `body` in the one file of `texts` (path -> text) holding the NAME block;
+    note the block in `STALE` when that changes it."""
+    pattern = block(name)
+    holders = [path for path, text in texts.items() if pattern.search(text)]
+    if len(holders) != 1:
+        where = "none" if not holders else ", ".join(str(h) for h in holders)
+        sys.exit(
+            f"readme_table: the <!-- {name}:begin --> ... <!-- {name}:end --> block must be in exactly one of"
+            f" {', '.join(str(p) for p in texts)} (found in {where}); keep one"
+        )
+    path = holders[0]
+    new = pattern.sub(lambda m: m.group(1) + body.rstrip("\n") + "\n" + m.group(2), texts[path])
+    if new != texts[path]:
+        STALE.append((path, name))
+    texts[path] = new
+
+
+STALE: list = []
+
+
+def median(xs: list) -> float:
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def headline(args: argparse.Namespace) -> str:
+    """The README's few numbers, each linked to its results file and its page."""
+    bench = "docs/benchmarks.md"
+    c = json.loads(args.results.read_text())
+    overlap = [case for case in c["cases"] if case["table"] == "overlap"]
+
+    def arm(case: dict, name: str) -> dict:
+        return next(a["measure"] for a in case["arms"] if a["name"] == name)
+
+    raw = sum(case["raw_bytes"] for case in overlap)
+    lens = sum(arm(case, "lens-2")["bytes"] for case in overlap)
+    rtk = sum(arm(case, "rtk")["bytes"] for case in overlap)
+    lens_needles = sum(arm(case, "lens-2")["needle"] for case in overlap)
+    rtk_needles = sum(arm(case, "rtk")["needle"] for case in overlap)
+    lines = [
+        f"- **Compare** ([{args.results}]({args.results}), [how]({bench}#compare-lens-against-raw-output-and-rtk)):"
+        f" on the {len(overlap)} commands both Lens and rtk claim, Lens level 2 prints {lens:,} of {raw:,} raw"
+        f" bytes and rtk {rtk:,} ({lens / rtk:.2f}x rtk's); the needle, what the command was run for, is in"
+        f" {lens_needles} of Lens's views and {rtk_needles} of rtk's."
+    ]
+    if args.retention.exists():
+        r = json.loads(args.retention.read_text())
+        cells = [cell for cell in r["cells"] if cell.get("excluded") is None]
+        tasks = sorted({cell["task"] for cell in cells})
+
+        def tokens(task: str, variant: str) -> list:
+            return [cell["tokens_total"] for cell in cells if cell["task"] == task and cell["variant"] == variant]
+
+        ratios = [median(tokens(t, "level2")) / median(tokens(t, "raw")) for t in tasks]
+        level2 = [cell for cell in cells if cell["variant"] == "level2"]
+        raws = [cell for cell in cells if cell["variant"] == "raw"]
+        lines.append(
+            f"- **Retention** ([{args.retention}]({args.retention}),"
+            f" [how]({bench}#retention-does-the-agent-still-finish); the scripted agent, a simulation):"
+            f" on {len(tasks)} tasks the agent reading level 2 finishes {sum(x['success'] for x in level2)} of"
+            f" {len(level2)} cells (raw: {sum(x['success'] for x in raws)} of {len(raws)}) at"
+            f" {min(ratios):.2f}-{max(ratios):.2f} of raw's median tokens."
+        )
+    if args.session.exists():
+        s = json.loads(args.session.read_text())
+        runs = [run for run in s["runs"] if run.get("excluded") is None]
+        by_pair: dict = {}
+        for run in runs:
+            by_pair.setdefault((run["session"], run["pair"]), {})[run["arm"]] = run["tool_result_bytes"]
+        per_session: dict = {}
+        for (session, _), arms in by_pair.items():
+            if "raw" in arms and "lens" in arms and arms["raw"]:
+                per_session.setdefault(session, []).append(arms["lens"] / arms["raw"])
+        ratios = [median(v) for v in per_session.values()]
+        lines.append(
+            f"- **Sessions** ([{args.session}]({args.session}), [how]({bench}#sessions-the-paired-benchmark);"
+            f" simulation): over {len(per_session)} paired sessions the tool results an agent reads through Lens are"
+            f" {min(ratios):.2f}-{max(ratios):.2f} of the raw bytes."
+        )
+    if args.overhead.exists():
+        o = json.loads(args.overhead.read_text())
+        gs, tp = o["git_status"], o["throughput"]
+        floor = ""
+        if gs.get("lens_over_floor"):
+            floor = f"{gs['lens_over_floor']}x the time of a wrapper that only spawns and copies, "
+        lines.append(
+            f"- **Overhead** ([{args.overhead}]({args.overhead}), [how]({bench}#performance)): `lens git status`"
+            f" takes {floor}{gs['lens_over_git']}x `git status`'s; the level-2 pipeline filters"
+            f" {tp['level2_pipeline_mb_per_s']} MB/s on {tp['threads']} threads."
+        )
+    if args.reliability.exists():
+        r = json.loads(args.reliability.read_text())
+        parts = []
+        big = r.get("big")
+        if big:
+            identical = all(t["show_identical"] for t in big["throughput"])
+            parts.append(
+                f"a GiB through `lens cat` at a peak RSS of at most {big['lens_peak_rss_mib']:.1f} MiB,"
+                f" `lens show` {'byte for byte' if identical else 'NOT identical'}"
+            )
+        fuzz = r.get("fuzz")
+        if fuzz:
+            o = fuzz["outcome"]
+            parts.append(
+                f"{o['executions']:,} fuzzed inputs, {o['panics']} panics, {o['violations']} invariant violations"
+            )
+        if parts:
+            lines.append(
+                f"- **Reliability** ([{args.reliability}]({args.reliability}), [how](docs/reliability.md)): "
+                + "; ".join(parts)
+                + "."
+            )
+    return "\n".join(lines) + "\n"
 
 
 def rss_label(key: str) -> str:
@@ -184,7 +301,8 @@ def reliability(path: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("readme", type=Path)
+    parser.add_argument("docs", type=Path, nargs="+", help="the README and the docs/ pages holding the blocks")
+    parser.add_argument("--check", action="store_true", help="rewrite nothing; fail when a block is out of date")
     parser.add_argument("--compare", required=True, help="the compare binary")
     parser.add_argument("--results", type=Path, default=Path("results/compare.json"))
     parser.add_argument("--overhead", type=Path, default=Path("results/overhead.json"))
@@ -196,46 +314,37 @@ def main() -> None:
     parser.add_argument("--session", type=Path, default=Path("results/session-scripted.json"))
     parser.add_argument("--transcripts", type=Path, default=Path("harness/tests/fixtures/transcripts"))
     args = parser.parse_args()
-    table = subprocess.run(
-        [args.compare, "--render", str(args.results)], check=True, capture_output=True, text=True
-    ).stdout
-    text = args.readme.read_text()
-    text = splice(text, "compare", table)
+
+    def run(*argv: str) -> str:
+        return subprocess.run(list(argv), check=True, capture_output=True, text=True).stdout
+
+    before = {path: path.read_text() for path in args.docs}
+    texts = dict(before)
+    splice(texts, "compare", run(args.compare, "--render", str(args.results)))
+    splice(texts, "headline", headline(args))
     if args.overhead.exists():
-        text = splice(text, "performance", performance(args.overhead))
+        splice(texts, "performance", performance(args.overhead))
     if args.reliability.exists():
-        text = splice(text, "reliability", reliability(args.reliability))
+        splice(texts, "reliability", reliability(args.reliability))
     if args.harness and args.retention.exists():
-        report = subprocess.run(
-            [args.harness, "report", str(args.retention)], check=True, capture_output=True, text=True
-        ).stdout
-        text = splice(text, "retention", report)
+        splice(texts, "retention", run(args.harness, "report", str(args.retention)))
     if args.compare_vm.exists():
-        vm_table = subprocess.run(
-            [args.compare, "--render", str(args.compare_vm)], check=True, capture_output=True, text=True
-        ).stdout
-        text = splice(text, "compare-vm", vm_table)
+        splice(texts, "compare-vm", run(args.compare, "--render", str(args.compare_vm)))
     if args.harness and args.retention_vm.exists():
-        report = subprocess.run(
-            [args.harness, "report", str(args.retention_vm)], check=True, capture_output=True, text=True
-        ).stdout
-        text = splice(text, "retention-vm", report)
+        splice(texts, "retention-vm", run(args.harness, "report", str(args.retention_vm)))
     if args.harness and args.session.exists():
-        report = subprocess.run(
-            [args.harness, "session", "report", str(args.session)],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-        text = splice(text, "session", report)
+        splice(texts, "session", run(args.harness, "session", "report", str(args.session)))
     files = sorted(str(f) for f in args.transcripts.glob("*.jsonl"))
     if args.harness and files:
-        report = subprocess.run(
-            [args.harness, "transcripts", *files], check=True, capture_output=True, text=True
-        ).stdout
-        text = splice(text, "transcripts", report)
-    args.readme.write_text(text)
-    print(f"rewrote the generated sections of {args.readme}")
+        splice(texts, "transcripts", run(args.harness, "transcripts", *files))
+    stale = [path for path in args.docs if texts[path] != before[path]]
+    if args.check:
+        for path, name in STALE:
+            print(f"readme_table: {path}: the {name} block differs from what its results render; run make readme-table")
+        sys.exit(1 if STALE else 0)
+    for path in stale:
+        path.write_text(texts[path])
+    print(f"rewrote the generated sections of {', '.join(str(p) for p in stale) or 'nothing (all current)'}")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
-//! Every command the README prints is run here: each `make` target it names
-//! (inline or in a code block) exists and its recipe expands (`make -n`); each
-//! `lens` line of its code blocks runs in a sandbox (the programs it calls are
-//! stand-ins that print a few lines) and is not refused; the `compare --show`
-//! example prints what the README says it prints.
+//! Every command the README and the pages of docs/ print is run here: each
+//! `make` target they name (inline or in a code block) exists and its recipe
+//! expands (`make -n`); each `lens` line of their code blocks runs in a sandbox
+//! (the programs it calls are stand-ins that print a few lines) and is not
+//! refused; the README's `compare --show` example prints what it says it prints.
 
 mod lens_bin;
 
@@ -18,6 +18,22 @@ fn readme() -> String {
     std::fs::read_to_string(repo().join("README.md")).unwrap()
 }
 
+/// The README and every page of docs/, one after another.
+fn readme_and_docs() -> String {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(repo().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    pages.sort();
+    let mut text = readme();
+    for page in pages {
+        text.push('\n');
+        text.push_str(&std::fs::read_to_string(page).unwrap());
+    }
+    text
+}
+
 /// Lines of the README's indented code blocks, comments cut.
 fn code_lines(text: &str) -> Vec<String> {
     text.lines()
@@ -31,7 +47,7 @@ fn code_lines(text: &str) -> Vec<String> {
 
 #[test]
 fn every_make_target_the_readme_names_exists() {
-    let text = readme();
+    let text = readme_and_docs();
     let mut targets: Vec<String> = Vec::new();
     let mut rest = text.as_str();
     while let Some(i) = rest.find("make ") {
@@ -64,7 +80,7 @@ fn every_make_target_the_readme_names_exists() {
             .unwrap();
         assert!(
             out.status.success(),
-            "the README names `make {t}`, which does not expand: {}",
+            "the README or docs/ names `make {t}`, which does not expand: {}",
             String::from_utf8_lossy(&out.stderr)
         );
     }
@@ -166,7 +182,7 @@ fn every_lens_line_in_the_readme_runs() {
         .find("handle=")
         .expect("the stand-in cargo's view has a marker");
     let handle = text[i + 7..i + 15].to_string();
-    let lines = code_lines(&readme());
+    let lines = code_lines(&readme_and_docs());
     let mut ran = 0;
     for line in lines.iter() {
         let line = line.strip_prefix("$ ").unwrap_or(line);
