@@ -174,10 +174,18 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
             }
             return match rest.as_slice() {
                 [a] => Agent::parse(a)
-                    .filter(|a| *a != Agent::Cursor)
+                    .filter(|a| a.has_hook())
                     .map(Invocation::Hook)
-                    .ok_or_else(|| format!("lens hook: unknown agent {a:?}; name one of claude, codex, gemini, opencode")),
-                _ => Err("lens hook: name the agent: lens hook claude (or codex, gemini, opencode)".into()),
+                    .ok_or_else(|| {
+                        format!(
+                            "lens hook: unknown agent {a:?}; name one of {}",
+                            Agent::names(true)
+                        )
+                    }),
+                _ => Err(
+                    "lens hook: name the agent: lens hook claude (or codex, gemini, opencode)"
+                        .into(),
+                ),
             };
         }
         _ => {}
@@ -433,8 +441,8 @@ pub fn parse_since(v: &str, now_ms: u64) -> Option<u64> {
 
 /// `lens init --help`. The flags named here are the ones [`parse_init`] accepts.
 pub const INIT_HELP: &str = "\
-usage: lens init [--agent claude|codex|gemini|cursor|opencode]... [--global|--project]
-                 [--dry-run] [--uninstall]
+usage: lens init [--agent claude|codex|gemini|cursor|opencode|vibe|auggie|crush|continue|aider]...
+                 [--global|--project] [--dry-run] [--uninstall]
 
 Wires Lens into coding agents' after-tool hooks. With no --agent it detects the
 agents installed and only reports.
@@ -462,10 +470,10 @@ fn parse_init(args: Vec<String>) -> Result<Invocation, String> {
             "--agent" => {
                 let v = inline
                     .or_else(|| it.next())
-                    .ok_or("lens init: --agent needs a name: claude, codex, gemini, cursor or opencode")?;
+                    .ok_or_else(|| format!("lens init: --agent needs a name: {}", Agent::names(false)))?;
                 for name in v.split(',') {
                     let agent = Agent::parse(name).ok_or_else(|| {
-                        format!("lens init: unknown agent {name:?}; use claude, codex, gemini, cursor or opencode")
+                        format!("lens init: unknown agent {name:?}; use one of {}", Agent::names(false))
                     })?;
                     if !init.agents.contains(&agent) {
                         init.agents.push(agent);
@@ -488,7 +496,7 @@ fn parse_init(args: Vec<String>) -> Result<Invocation, String> {
 
 /// `lens hook --help`. The hook takes no flags but this one.
 pub const HOOK_HELP: &str = "\
-usage: lens hook claude|codex|gemini|opencode
+usage: lens hook claude|codex|gemini|opencode|vibe
 
 Answers an agent's after-tool event given on stdin: the event's output, filtered
 as the command's own. `lens init` installs it; you rarely run it by hand.

@@ -62,7 +62,7 @@ fn report(scope: Scope, place: &Place) -> i32 {
         .filter(|a| a.present(&place.home))
         .collect();
     if present.is_empty() {
-        crate::capture::say_out("lens init: no coding agent found (looked for claude, codex, gemini, cursor and opencode on PATH and in your home directory); name one with --agent");
+        crate::capture::say_out(&format!("lens init: no coding agent found (looked for {} on PATH and in your home directory); name one with --agent", Agent::names(false)));
         return 0;
     }
     for agent in present {
@@ -110,6 +110,10 @@ fn describe(c: &Change) -> String {
         Change::Member { keys, key, value } => {
             format!("\"{key}\": \"{value}\" in {}", keys.join("."))
         }
+        Change::Appended { toml_key, .. } => match toml_key {
+            Some(key) => format!("a [[{key}]] entry that runs Lens's hook"),
+            None => "a line that makes it read the awareness file".into(),
+        },
         Change::File { .. } => "the plugin".into(),
         Change::Placeholder { .. } => "as a finished install leaves it, if not there".into(),
     }

@@ -19,11 +19,13 @@
 //!
 //! One file per agent: what it installs, how its event is read and answered.
 
+pub mod awareness_only;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
 pub mod jsonedit;
 pub mod opencode;
+pub mod vibe;
 
 use std::fs;
 use std::io;
@@ -46,16 +48,31 @@ pub enum Agent {
     Cursor,
     /// OpenCode.
     Opencode,
+    /// Auggie (Augment Code's CLI): awareness only.
+    Auggie,
+    /// Crush: awareness only.
+    Crush,
+    /// Continue CLI (`cn`): awareness only.
+    Continue,
+    /// Aider: awareness only.
+    Aider,
+    /// Mistral Vibe.
+    Vibe,
 }
 
 impl Agent {
     /// Every agent, in the order `init` reports them.
-    pub const ALL: [Agent; 5] = [
+    pub const ALL: [Agent; 10] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
         Agent::Cursor,
         Agent::Opencode,
+        Agent::Auggie,
+        Agent::Crush,
+        Agent::Continue,
+        Agent::Aider,
+        Agent::Vibe,
     ];
 
     /// Its name on the command line.
@@ -66,7 +83,30 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Cursor => "cursor",
             Agent::Opencode => "opencode",
+            Agent::Auggie => "auggie",
+            Agent::Crush => "crush",
+            Agent::Continue => "continue",
+            Agent::Aider => "aider",
+            Agent::Vibe => "vibe",
         }
+    }
+
+    /// The names of every agent (or of those with a hook), for a message.
+    pub fn names(hooked_only: bool) -> String {
+        let names: Vec<&str> = Agent::ALL
+            .into_iter()
+            .filter(|a| !hooked_only || a.has_hook())
+            .map(Agent::name)
+            .collect();
+        names.join(", ")
+    }
+
+    /// Whether Lens has an after-tool hook for it (`lens hook NAME`).
+    pub fn has_hook(self) -> bool {
+        !matches!(
+            self,
+            Agent::Cursor | Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider
+        )
     }
 
     /// Parses a name.
@@ -83,6 +123,11 @@ impl Agent {
             Agent::Gemini => (&["gemini"], ".gemini"),
             Agent::Cursor => (&["cursor", "cursor-agent"], ".cursor"),
             Agent::Opencode => (&["opencode"], ".config/opencode"),
+            Agent::Auggie => (&["auggie"], ".augment"),
+            Agent::Crush => (&["crush"], ".config/crush"),
+            Agent::Continue => (&["cn"], ".continue"),
+            Agent::Aider => (&["aider"], ".aider"),
+            Agent::Vibe => (&["vibe"], ".vibe"),
         };
         home.join(dir).is_dir() || programs.iter().any(|p| on_path(p))
     }
@@ -150,6 +195,18 @@ pub enum Change {
         key: &'static str,
         /// Its value, a string.
         value: &'static str,
+    },
+    /// Text appended at the end of a config file that is not JSON (a TOML
+    /// table, a YAML key), taken out again exactly.
+    Appended {
+        /// The text, whole lines.
+        text: &'static str,
+        /// For a TOML file: the key the text adds to (an array of tables); the
+        /// file must parse before and after, and hold it as such a list.
+        toml_key: Option<&'static str>,
+        /// A line start that, found in the file, means it has its own such key
+        /// already, which a second one would replace: the file is left alone.
+        taken: Option<&'static str>,
     },
     /// A whole file `init` owns (a plugin).
     File {
@@ -219,6 +276,11 @@ pub fn edits(agent: Agent, scope: Scope, place: &Place) -> Result<Vec<Edit>, Str
         (Agent::Opencode, Scope::Project) => {
             opencode::edits(&p.join(".opencode"), p.join("opencode.json"))
         }
+        (Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider, _) => {
+            return awareness_only::edits(agent, scope, h, p)
+        }
+        (Agent::Vibe, Scope::Global) => vec![vibe::hooks_edit(h.join(".vibe/hooks.toml"))],
+        (Agent::Vibe, Scope::Project) => vec![vibe::hooks_edit(p.join(".vibe/hooks.toml"))],
     };
     edits.push(match (agent, scope) {
         (Agent::Claude, Scope::Global) => block(h.join(".claude/CLAUDE.md")),
@@ -227,13 +289,17 @@ pub fn edits(agent: Agent, scope: Scope, place: &Place) -> Result<Vec<Edit>, Str
         (Agent::Gemini, Scope::Global) => block(h.join(".gemini/GEMINI.md")),
         (Agent::Gemini, Scope::Project) => block(p.join("GEMINI.md")),
         (Agent::Opencode, Scope::Global) => block(h.join(".config/opencode/AGENTS.md")),
+        (Agent::Vibe, Scope::Global) => block(h.join(".vibe/AGENTS.md")),
         (Agent::Cursor, _) => Edit {
             path: p.join(".cursor/rules/lens.mdc"),
             change: Change::Block {
                 preamble: "---\ndescription: Reading Lens's shortened command output\nalwaysApply: true\n---\n",
             },
         },
-        (Agent::Codex | Agent::Opencode, Scope::Project) => block(p.join("AGENTS.md")),
+        (Agent::Codex | Agent::Opencode | Agent::Vibe, Scope::Project) => block(p.join("AGENTS.md")),
+        (Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider, _) => {
+            unreachable!("returned above")
+        }
     });
     Ok(edits)
 }
@@ -253,6 +319,13 @@ pub fn needs(agent: Agent, scope: Scope, place: &Place) -> Vec<String> {
             "Cursor has no after-tool hook Lens can use: only the awareness block is installed"
                 .into(),
         ],
+        (Agent::Vibe, Scope::Project) => vec![vibe::TRUST.into()],
+        (Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider, _) => {
+            awareness_only::why_no_hook(agent)
+                .map(String::from)
+                .into_iter()
+                .collect()
+        }
         _ => Vec::new(),
     }
 }
@@ -294,7 +367,8 @@ pub fn read_event(agent: Agent, event: &Value) -> Option<crate::captured::Captur
         Agent::Codex => codex::read_event(event),
         Agent::Gemini => gemini::read_event(event),
         Agent::Opencode => opencode::read_event(event),
-        Agent::Cursor => None,
+        Agent::Vibe => vibe::read_event(event),
+        Agent::Cursor | Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider => None,
     }?;
     // A view bigger than what the agent shows uncut would be cut again.
     c.budget = Some(limit(agent));
@@ -318,7 +392,8 @@ pub fn model_would_read(agent: Agent, event: &Value, output_len: u64) -> u64 {
         Agent::Codex => codex::model_would_read(event, output_len),
         Agent::Gemini => gemini::model_would_read(event, output_len),
         Agent::Opencode => opencode::model_would_read(event, output_len),
-        Agent::Cursor => output_len,
+        Agent::Vibe => vibe::model_would_read(event, output_len),
+        Agent::Cursor | Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider => output_len,
     }
 }
 
@@ -334,7 +409,8 @@ pub fn inline_limit(agent: Agent) -> usize {
         Agent::Codex => codex::INLINE_LIMIT,
         Agent::Gemini => gemini::INLINE_LIMIT,
         Agent::Opencode => opencode::INLINE_LIMIT,
-        Agent::Cursor => 0,
+        Agent::Vibe => vibe::INLINE_LIMIT,
+        Agent::Cursor | Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider => 0,
     }
 }
 
@@ -355,7 +431,10 @@ pub fn answer(agent: Agent, event: &Value, view: &crate::captured::Filtered) -> 
         Agent::Codex => codex::answer(event, view),
         Agent::Gemini => gemini::answer(event, view)?,
         Agent::Opencode => opencode::answer(view),
-        Agent::Cursor => return None,
+        Agent::Vibe => vibe::answer(event, view)?,
+        Agent::Cursor | Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider => {
+            return None
+        }
     })
 }
 
@@ -395,6 +474,11 @@ pub fn apply(old: Option<&str>, change: &Change) -> Result<Option<String>, Strin
             json_apply(old.unwrap_or(""), change)
         }
         Change::Placeholder { contents } => Ok(old.is_none().then(|| contents.to_string())),
+        Change::Appended {
+            text,
+            toml_key,
+            taken,
+        } => append(old.unwrap_or(""), text, *toml_key, *taken),
         Change::File { contents } => match old {
             Some(t) if t == *contents => Ok(None),
             Some(_) => {
@@ -414,7 +498,14 @@ pub fn strict_reader(agent: Agent) -> Option<&'static str> {
         // comments first.
         Agent::Claude => Some("Claude Code"),
         Agent::Codex => Some("Codex"),
-        Agent::Gemini | Agent::Cursor | Agent::Opencode => None,
+        Agent::Gemini
+        | Agent::Cursor
+        | Agent::Opencode
+        | Agent::Auggie
+        | Agent::Crush
+        | Agent::Continue
+        | Agent::Aider
+        | Agent::Vibe => None,
     }
 }
 
@@ -461,10 +552,69 @@ pub fn remove(old: &str, change: &Change) -> Option<String> {
         Change::Hook { .. } | Change::ListItem { .. } | Change::Member { .. } => {
             json_remove(old, change)
         }
+        Change::Appended { text, .. } => {
+            let start = old.find(text)?;
+            let end = start + text.len();
+            // The blank line `init` put before the text goes with it.
+            let start = if start > 0 && old[..start].ends_with("\n\n") {
+                start - 1
+            } else {
+                start
+            };
+            Some(format!("{}{}", &old[..start], &old[end..]))
+        }
         Change::File { .. } => Some(String::new()),
         // Lens's only if untouched, which uninstall knows from the record.
         Change::Placeholder { .. } => None,
     }
+}
+
+/// `text` appended to `old` after a blank line; `None` when it is there. A
+/// TOML file must parse before and after, with `toml_key` a list of tables;
+/// a file with a line starting `taken` is left alone.
+fn append(
+    old: &str,
+    text: &str,
+    toml_key: Option<&str>,
+    taken: Option<&str>,
+) -> Result<Option<String>, String> {
+    if old.contains(text) {
+        return Ok(None);
+    }
+    if let Some(t) = taken {
+        if old.lines().any(|l| l.starts_with(t)) {
+            return Err(format!(
+                "it has a `{t}` of its own, which a second one would replace; add Lens's by hand"
+            ));
+        }
+    }
+    let mut new = old.to_string();
+    if !new.is_empty() && !new.ends_with('\n') {
+        new.push('\n');
+    }
+    if !new.is_empty() && !new.ends_with("\n\n") {
+        new.push('\n');
+    }
+    new.push_str(text);
+    if let Some(key) = toml_key {
+        let fix = "fix it or install by hand";
+        old.parse::<toml::Table>().map_err(|e| {
+            let why = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+            format!("it is not valid TOML ({why}); {fix}")
+        })?;
+        let ok = new
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|t| t.get(key).cloned())
+            .is_some_and(|v| {
+                v.as_array()
+                    .is_some_and(|a| a.iter().all(toml::Value::is_table))
+            });
+        if !ok {
+            return Err(format!("its `{key}` is not a list of tables; {fix}"));
+        }
+    }
+    Ok(Some(new))
 }
 
 /// Applies a JSON change in the file's text (see [`jsonedit`]): `None` when it
@@ -965,6 +1115,59 @@ mod tests {
         );
         assert_eq!(strict_reader(Agent::Gemini), None);
         assert_eq!(strict_reader(Agent::Claude), Some("Claude Code"));
+    }
+
+    #[test]
+    fn appended_text_goes_in_once_and_comes_out_exactly() {
+        let entry = vibe::hooks_edit(PathBuf::new()).change;
+        for old in [
+            "",
+            "# mine\n",
+            "[[hooks]]\nname = \"a\"\ntype = \"pre_tool\"\ncommand = \"x\"",
+            "x = 1\n\n",
+        ] {
+            let new = apply(Some(old), &entry).unwrap().unwrap();
+            assert!(new.ends_with(vibe::ENTRY) && new.starts_with(old), "{new}");
+            assert_eq!(apply(Some(&new), &entry).unwrap(), None);
+            let back = remove(&new, &entry).unwrap();
+            assert_eq!(back.trim_end(), old.trim_end());
+            // Exact wherever `init` did not reuse a blank line of the user's
+            // (uninstall restores an unedited file from its backup anyway).
+            if old.is_empty() || (old.ends_with('\n') && !old.ends_with("\n\n")) {
+                assert_eq!(back, old);
+            }
+        }
+        // A TOML file it cannot add a table to, or one that does not parse.
+        for bad in ["hooks = 3\n", "hooks = [1]\n", "[hooks]\nx = 1\n", "a = \n"] {
+            assert!(apply(Some(bad), &entry).is_err(), "{bad}");
+        }
+        // A YAML key the file has already.
+        let read = Change::Appended {
+            text: "read: ~/x.md\n",
+            toml_key: None,
+            taken: Some("read:"),
+        };
+        assert!(apply(Some("read: mine.md\n"), &read)
+            .unwrap_err()
+            .contains("`read:`"));
+        let new = apply(Some("model: x\n"), &read).unwrap().unwrap();
+        assert_eq!(new, "model: x\n\nread: ~/x.md\n");
+        assert_eq!(remove(&new, &read).unwrap(), "model: x\n");
+    }
+
+    #[test]
+    fn the_hooked_agents_are_the_ones_lens_hook_names() {
+        let hooked = Agent::names(true);
+        assert!(
+            hooked.contains("vibe") && !hooked.contains("auggie") && !hooked.contains("cursor")
+        );
+        for a in Agent::ALL {
+            assert_eq!(Agent::parse(a.name()), Some(a));
+            // An agent with no hook has its one line saying why.
+            if !a.has_hook() && a != Agent::Cursor {
+                assert!(awareness_only::why_no_hook(a).is_some(), "{a:?}");
+            }
+        }
     }
 
     #[test]
