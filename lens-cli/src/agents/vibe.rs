@@ -48,8 +48,14 @@ match = \"bash\"
 pub const TRUST: &str = "Vibe reads the project's .vibe/hooks.toml only once the folder is trusted (answer its trust prompt, or run vibe --trust)";
 
 /// What Vibe 3.0.3 hands the model of a tool result without saving it to a
-/// file: 16,000 characters of its JSON. The view stays under it.
-pub const INLINE_LIMIT: usize = 16_000;
+/// file: 16,000 characters of its JSON, counted after the `post_tool` hook
+/// answered (an answer past it is saved and cut like any result, measured).
+pub const RESULT_LIMIT: usize = 16_000;
+
+/// The most output a view or a `lens show` page may hold: the answer's JSON
+/// escapes every line break and quote and adds the result's other fields, so
+/// a quarter of [`RESULT_LIMIT`] is left for those.
+pub const INLINE_LIMIT: usize = 12_000;
 
 /// What the model reads of a result Vibe saved to a file: an excerpt of about
 /// 8,000 characters and the notes around it that name the file (9,093 bytes
@@ -154,21 +160,26 @@ pub fn answer(event: &Value, view: &Filtered) -> Option<Value> {
     };
     let mut shown = r.clone();
     shown.insert(field.to_string(), Value::String(view.text.clone()));
+    let reason = Value::Object(shown).to_string();
+    // Vibe would save a longer answer to a file and cut it again.
+    if reason.chars().count() > RESULT_LIMIT {
+        return None;
+    }
     Some(json!({
         "decision": "deny",
-        "reason": Value::Object(shown).to_string(),
+        "reason": reason,
         "system_message": format!("Lens: a shorter view of the output; `lens show {}` prints all of it", view.handle),
     }))
 }
 
 /// Bytes Vibe's model reads of this result without Lens: the result's JSON,
-/// or the excerpt of a result past [`INLINE_LIMIT`].
+/// or the excerpt of a result past [`RESULT_LIMIT`].
 pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
     let Some(r) = result(event) else {
         return output_len;
     };
     let n = Value::Object(r.clone()).to_string().chars().count();
-    if n > INLINE_LIMIT {
+    if n > RESULT_LIMIT {
         PERSISTED_READ
     } else {
         n as u64
@@ -253,6 +264,10 @@ mod tests {
         );
         // The keys in the order the model reads them without Lens.
         assert!(a["reason"].as_str().unwrap().starts_with("{\"command\":"));
+        // An answer Vibe would save and cut again is not given.
+        let long = "\"\"\"\"\n".repeat(INLINE_LIMIT / 5);
+        assert!(long.len() <= INLINE_LIMIT);
+        assert!(answer(&e, &view(&long, out.len() as u64)).is_none());
         // The big stream emptied by the hook before it answers: still found.
         let mut shed = e.clone();
         shed["tool_output"]["stdout"] = json!("");
