@@ -136,3 +136,28 @@ agents:
 	  npm rebuild --prefix $(AGENTS_DIR) @anthropic-ai/claude-code opencode-ai && \
 	  node -e '$(AGENTS_CHECK)' && echo "make agents: installed the pinned versions in $(AGENTS_DIR)"; \
 	fi
+
+# Mistral Vibe, a PyPI package, in a venv under out/agents/venv at the versions
+# harness/agents/vibe-requirements.txt pins (its wheel's own pins, installed
+# with --no-deps: see that file for the one that differs). It needs Python 3.12
+# or later: VIBE_PYTHON, else the first of python3.13, python3.12, python3 (or
+# a pyenv 3.12+ interpreter) that is new enough. Skipped when the venv holds it.
+VIBE_VENV := $(AGENTS_DIR)/venv
+VIBE_VERSION := 3.0.3
+VIBE_PYTHON ?= $(firstword $(foreach p,python3.13 python3.12 python3 $(wildcard $(HOME)/.pyenv/versions/3.1[2-9]*/bin/python3),$(shell $(p) -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && echo $(p))))
+
+agents: agents-vibe
+
+.PHONY: agents-vibe
+agents-vibe:
+	@if $(VIBE_VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("mistral-vibe") != "$(VIBE_VERSION)")' 2>/dev/null \
+	    && test -x $(VIBE_VENV)/bin/vibe; then \
+	  echo "make agents: $(VIBE_VENV) holds mistral-vibe $(VIBE_VERSION)"; \
+	elif [ -z "$(VIBE_PYTHON)" ]; then \
+	  echo "make agents: no Python 3.12 or later for mistral-vibe $(VIBE_VERSION) (set VIBE_PYTHON); its tests will skip"; \
+	else \
+	  rm -rf $(VIBE_VENV) && $(VIBE_PYTHON) -m venv $(VIBE_VENV) && \
+	  $(VIBE_VENV)/bin/python -m pip install --quiet --no-deps --disable-pip-version-check \
+	    -r harness/agents/vibe-requirements.txt && \
+	  echo "make agents: installed mistral-vibe $(VIBE_VERSION) in $(VIBE_VENV)"; \
+	fi

@@ -13,7 +13,8 @@
 //!
 //! The binaries come from `LENS_AGENTS_BIN` or `<repo>/out/agents/node_modules/.bin`
 //! (`make agents` installs the pinned versions there from
-//! `harness/agents/package.json`).
+//! `harness/agents/package.json`); Mistral Vibe, a PyPI package, from the venv
+//! beside them, `out/agents/venv` (pinned in `harness/agents/vibe-requirements.txt`).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -50,6 +51,8 @@ pub enum AgentCli {
     Gemini,
     /// OpenCode (`opencode-ai`).
     Opencode,
+    /// Mistral Vibe (`mistral-vibe` on PyPI), in `out/agents/venv`.
+    Vibe,
 }
 
 /// One run of a CLI.
@@ -170,7 +173,8 @@ impl RunOutcome {
 }
 
 impl AgentCli {
-    /// All four, in the order the tests take them.
+    /// The npm-installed four, in the order the tests take them (Vibe, from
+    /// PyPI, is not among them: `harness/agents/package.json` pins these).
     pub const ALL: [AgentCli; 4] = [
         AgentCli::Claude,
         AgentCli::Codex,
@@ -185,6 +189,7 @@ impl AgentCli {
             AgentCli::Codex => "codex",
             AgentCli::Gemini => "gemini",
             AgentCli::Opencode => "opencode",
+            AgentCli::Vibe => "vibe",
         }
     }
 
@@ -200,6 +205,7 @@ impl AgentCli {
             AgentCli::Codex => "@openai/codex",
             AgentCli::Gemini => "@google/gemini-cli",
             AgentCli::Opencode => "opencode-ai",
+            AgentCli::Vibe => "mistral-vibe",
         }
     }
 
@@ -210,6 +216,7 @@ impl AgentCli {
             AgentCli::Codex => "0.169.0",
             AgentCli::Gemini => "0.61.0",
             AgentCli::Opencode => "1.18.33",
+            AgentCli::Vibe => "3.0.3",
         }
     }
 
@@ -220,7 +227,7 @@ impl AgentCli {
     pub fn key_header(self) -> (&'static str, &'static str) {
         match self {
             AgentCli::Claude => ("x-api-key", ""),
-            AgentCli::Codex | AgentCli::Opencode => ("authorization", "Bearer "),
+            AgentCli::Codex | AgentCli::Opencode | AgentCli::Vibe => ("authorization", "Bearer "),
             AgentCli::Gemini => ("x-goog-api-key", ""),
         }
     }
@@ -232,7 +239,10 @@ impl AgentCli {
 
     /// The CLI's program.
     pub fn binary(self) -> PathBuf {
-        AgentCli::bin_dir().join(self.program())
+        match self {
+            AgentCli::Vibe => vibe_venv().join("bin").join(self.program()),
+            _ => AgentCli::bin_dir().join(self.program()),
+        }
     }
 
     /// Whether the program is there.
@@ -243,6 +253,9 @@ impl AgentCli {
     /// The version of the package installed beside the binaries
     /// (`node_modules/<package>/package.json`), `None` when it cannot be read.
     pub fn installed_version(self) -> Option<String> {
+        if self == AgentCli::Vibe {
+            return vibe_version(&vibe_venv());
+        }
         let manifest = AgentCli::bin_dir()
             .parent()?
             .join(self.package())
@@ -391,6 +404,29 @@ impl AgentCli {
                     .env("GEMINI_CLI_NO_RELAUNCH", "1")
                     .args(["-p", &spec.prompt, "-o", "stream-json"]);
             }
+            AgentCli::Vibe => {
+                // The provider, the model and telemetry off come as VIBE_*
+                // variables (Vibe 3.0.3's environment layer, read with
+                // pydantic-settings), so ~/.vibe/config.toml stays the test's
+                // own (its [tools.bash] rules apply).
+                let provider = serde_json::json!([{
+                    "name": "scripted",
+                    "api_base": format!("{url}/v1"),
+                    "api_key_env_var": "LENS_MODEL_KEY",
+                    "backend": "generic",
+                }]);
+                let model = serde_json::json!([{
+                    "name": "scripted", "provider": "scripted", "alias": "scripted",
+                }]);
+                cmd.env("LENS_MODEL_KEY", key)
+                    .env("VIBE_PROVIDERS", provider.to_string())
+                    .env("VIBE_MODELS", model.to_string())
+                    .env("VIBE_ACTIVE_MODEL", "scripted")
+                    .env("VIBE_ENABLE_TELEMETRY", "false")
+                    .env("VIBE_ENABLE_UPDATE_CHECKS", "false")
+                    .env("VIBE_ENABLE_AUTO_UPDATE", "false")
+                    .args(["-p", &spec.prompt, "--output", "json"]);
+            }
             AgentCli::Opencode => {
                 // The provider comes in OPENCODE_CONFIG_CONTENT, the last layer,
                 // so the test's config files in HOME and the project stay its
@@ -431,6 +467,34 @@ fn bin_dir_from(var: Option<OsString>) -> PathBuf {
         Some(d) if !d.is_empty() => PathBuf::from(d),
         _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../out/agents/node_modules/.bin"),
     }
+}
+
+/// Where Mistral Vibe is: the venv beside the npm CLIs' `node_modules`.
+fn vibe_venv() -> PathBuf {
+    let bin = AgentCli::bin_dir();
+    bin.parent()
+        .and_then(Path::parent)
+        .map_or_else(|| bin.join("venv"), |agents| agents.join("venv"))
+}
+
+/// The mistral-vibe version a venv holds, from its `.dist-info` directory name.
+fn vibe_version(venv: &Path) -> Option<String> {
+    let lib = std::fs::read_dir(venv.join("lib")).ok()?;
+    for python in lib.flatten() {
+        let Ok(packages) = std::fs::read_dir(python.path().join("site-packages")) else {
+            continue;
+        };
+        for p in packages.flatten() {
+            let name = p.file_name().to_string_lossy().into_owned();
+            if let Some(v) = name
+                .strip_prefix("mistral_vibe-")
+                .and_then(|r| r.strip_suffix(".dist-info"))
+            {
+                return Some(v.to_string());
+            }
+        }
+    }
+    None
 }
 
 /// PATH for a run: the CLIs' directory, the extra one, node's, `/usr/bin:/bin`.
@@ -550,6 +614,27 @@ mod tests {
             v["dependencies"].as_object().unwrap().len(),
             AgentCli::ALL.len()
         );
+    }
+
+    #[test]
+    fn vibe_is_pinned_in_its_requirements_and_found_in_the_venv() {
+        let reqs = Path::new(env!("CARGO_MANIFEST_DIR")).join("agents/vibe-requirements.txt");
+        let reqs = std::fs::read_to_string(reqs).unwrap();
+        let pin = format!("{}=={}", AgentCli::Vibe.package(), AgentCli::Vibe.version());
+        assert!(reqs.lines().any(|l| l == pin), "{pin}");
+        assert!(
+            AgentCli::Vibe
+                .binary()
+                .ends_with("out/agents/venv/bin/vibe")
+                || std::env::var_os("LENS_AGENTS_BIN").is_some()
+        );
+        let venv = scratch_dir().unwrap();
+        assert_eq!(vibe_version(&venv), None);
+        let info = venv.join("lib/python3.12/site-packages/mistral_vibe-3.0.3.dist-info");
+        std::fs::create_dir_all(&info).unwrap();
+        std::fs::create_dir_all(venv.join("lib/python3.12/site-packages/vibe")).unwrap();
+        assert_eq!(vibe_version(&venv).as_deref(), Some("3.0.3"));
+        std::fs::remove_dir_all(&venv).unwrap();
     }
 
     #[test]
