@@ -54,6 +54,7 @@ pub(crate) fn options(
         handle,
         keep: s.keep.clone(),
         drop: s.drop.clone(),
+        filter: s.filter.clone(),
     }
 }
 

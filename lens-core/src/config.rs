@@ -119,6 +119,9 @@ pub struct Settings {
     pub drop: Vec<Regex>,
     /// Lines matching these are always kept.
     pub keep: Vec<Regex>,
+    /// The user's filter for the command, when one covers it (set by the caller,
+    /// which reads the filter files).
+    pub filter: Option<std::sync::Arc<crate::filters::Filter>>,
 }
 
 impl Config {
@@ -180,6 +183,7 @@ impl Config {
             budget: rule.and_then(|r| r.budget).or(self.budget),
             drop: rule.map(|r| r.drop.clone()).unwrap_or_default(),
             keep: rule.map(|r| r.keep.clone()).unwrap_or_default(),
+            filter: None,
         }
     }
 }

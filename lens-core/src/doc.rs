@@ -72,6 +72,8 @@ pub enum Reason {
     Grouped,
     /// Dropped by a configured pattern.
     Pattern,
+    /// Elided by a user's filter (its drop patterns, head or tail).
+    Filter,
     /// Did not fit the budget.
     Budget,
     /// Part of an output too large to hold whole: the stream was sampled (head,
@@ -94,6 +96,7 @@ impl Reason {
             Reason::Frames => "frames",
             Reason::Grouped => "grouped",
             Reason::Pattern => "pattern",
+            Reason::Filter => "filter",
             Reason::Budget => "budget",
             Reason::Bulk => "bulk",
             Reason::Level => "level",

@@ -43,6 +43,7 @@ pub mod check;
 pub mod config;
 pub mod digest;
 pub mod doc;
+pub mod filters;
 pub mod handle;
 pub mod history;
 pub mod marker;
@@ -114,6 +115,9 @@ pub struct Options {
     pub keep: Vec<Regex>,
     /// Lines matching these are dropped (announced like any other elision).
     pub drop: Vec<Regex>,
+    /// A user's filter for this command: the shape in place of the built-in
+    /// family finders ([`filters`]).
+    pub filter: Option<std::sync::Arc<filters::Filter>>,
 }
 
 impl Options {
@@ -125,6 +129,7 @@ impl Options {
             handle,
             keep: Vec::new(),
             drop: Vec::new(),
+            filter: None,
         }
     }
 }
@@ -156,7 +161,15 @@ impl View<'_> {
 pub fn annotate(doc: &mut Doc, opts: &Options) {
     stages::progress::run(doc);
     stages::blocks::run(doc);
-    stages::classify::run(doc);
+    match &opts.filter {
+        // A user's filter is the command's shape: the built-in finders step aside,
+        // the lines keep the classes every stage after this one reads.
+        Some(f) => {
+            stages::classify::classes(doc);
+            f.apply(doc);
+        }
+        None => stages::classify::run(doc),
+    }
     stages::patterns::run(doc, &opts.keep, &opts.drop);
     stages::frames::run(doc);
     stages::cause::run(doc);
@@ -187,12 +200,44 @@ pub fn view<'a>(req: &Request<'a>, opts: &Options) -> View<'a> {
         part: std::str::from_utf8(b).ok().map(Part::whole),
         raw_len: b.len() as u64,
     };
-    let (out, err, elided) = build(req.argv, part(req.stdout), part(req.stderr), req.exit, opts);
+    let (out, err, elided) = build(
+        req.argv,
+        part(req.stdout),
+        part(req.stderr),
+        req.exit,
+        opts,
+        false,
+    );
     View {
         stdout: out.map_or(Cow::Borrowed(req.stdout), |s| Cow::Owned(s.into_bytes())),
         stderr: err.map_or(Cow::Borrowed(req.stderr), |s| Cow::Owned(s.into_bytes())),
         elided,
     }
+}
+
+/// The view of a finished run as the pipeline renders it, each stream's bytes,
+/// even where it is no smaller than the raw output (which [`view`] would return
+/// instead): what a user filter's tests and `lens verify` read. A stream that is
+/// not UTF-8, level 3 and no handle are raw, as for [`view`].
+pub fn rendered(req: &Request, opts: &Options) -> (Vec<u8>, Vec<u8>) {
+    fn part(b: &[u8]) -> Input<'_> {
+        Input {
+            part: std::str::from_utf8(b).ok().map(Part::whole),
+            raw_len: b.len() as u64,
+        }
+    }
+    let (out, err, _) = build(
+        req.argv,
+        part(req.stdout),
+        part(req.stderr),
+        req.exit,
+        opts,
+        true,
+    );
+    (
+        out.map_or_else(|| req.stdout.to_vec(), String::into_bytes),
+        err.map_or_else(|| req.stderr.to_vec(), String::into_bytes),
+    )
 }
 
 /// One stream for [`view_parts`]: what the pipeline can read of it (`None` when it
@@ -215,15 +260,18 @@ pub fn view_parts(
     exit: i32,
     opts: &Options,
 ) -> (Option<String>, Option<String>, bool) {
-    build(argv, stdout, stderr, exit, opts)
+    build(argv, stdout, stderr, exit, opts, false)
 }
 
+/// The view of each stream (`None`: the raw stream). With `always`, the view is
+/// kept even when it is no smaller than the raw output.
 fn build(
     argv: &[String],
     out: Input,
     err: Input,
     exit: i32,
     opts: &Options,
+    always: bool,
 ) -> (Option<String>, Option<String>, bool) {
     let handle = match (opts.level, opts.handle) {
         (Level::Three, _) | (_, None) => return (None, None, false),
@@ -270,7 +318,8 @@ fn build(
             .iter()
             .any(|&s| doc.total(s) as usize != doc.range(s).len());
     let size = |v: &Option<String>, raw: u64| v.as_ref().map_or(raw, |s| s.len() as u64);
-    if size(&v_out, out.raw_len) + size(&v_err, err.raw_len) >= out.raw_len + err.raw_len {
+    if !always && size(&v_out, out.raw_len) + size(&v_err, err.raw_len) >= out.raw_len + err.raw_len
+    {
         // Markers can cost more than the few lines they stand for. A narrower level
         // then falls back to level 2's view (which shows a superset of its lines),
         // and level 2 to the raw output.
@@ -284,6 +333,7 @@ fn build(
                     level: Level::Two,
                     ..opts.clone()
                 },
+                always,
             );
         }
         return (None, None, false);

@@ -79,8 +79,14 @@ fn run_finders(doc: &Doc, finders: &[Finder]) -> Found {
 
 /// Sets every line's class, collects findings and proposes digests.
 pub fn run(doc: &mut Doc) {
-    // Each line's class from its own text: the generic shapes, then a Python
-    // traceback's chain lines and an install's chatter and result.
+    classes(doc);
+    finders(doc);
+}
+
+/// Sets every line's class from its own text: the generic shapes, then a
+/// Python traceback's chain lines and an install's chatter and result. A user's
+/// filter runs this and not the finders (see [`crate::filters`]).
+pub fn classes(doc: &mut Doc) {
     let classes = par::map(&doc.lines, |l| match l.class {
         Class::Blank => l.class,
         Class::Progress => install::class(l.class, &l.text),
@@ -89,6 +95,10 @@ pub fn run(doc: &mut Doc) {
     for (line, class) in doc.lines.iter_mut().zip(classes) {
         line.class = class;
     }
+}
+
+/// The family finders: findings and proposed digests.
+fn finders(doc: &mut Doc) {
     // The finders only read the lines, so the two halves can run side by side.
     let d: &Doc = doc;
     let (first, second) = par::join(
