@@ -33,6 +33,10 @@ pub enum Invocation {
     Hook(Agent),
     /// Filter output already captured (stdin) as a command line's own.
     As(AsArgs),
+    /// Run the inline tests and invariant checks of filter files.
+    Verify(Vec<String>),
+    /// Trust this project's filter file as it is now.
+    Trust,
     /// Print this help text (Lens's, or one subcommand's) on stdout.
     Help(&'static str),
     /// Print the version.
@@ -61,6 +65,8 @@ pub struct AsArgs {
     pub level: Option<Level>,
     /// Budget from the command line, if given.
     pub budget: Option<usize>,
+    /// A draft filter file to use instead of the installed ones, untrusted.
+    pub filters: Option<String>,
 }
 
 /// `lens show <handle> [--level N] [--stream S] [--lines A-B] [--budget B]`.
@@ -104,7 +110,14 @@ fn usage() -> &'static str {
     static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     TEXT.get_or_init(|| {
         let mut text = String::from(RUN_USAGE);
-        for help in [SHOW_HELP, STATS_HELP, INIT_HELP, HOOK_HELP] {
+        for help in [
+            SHOW_HELP,
+            STATS_HELP,
+            INIT_HELP,
+            HOOK_HELP,
+            VERIFY_HELP,
+            TRUST_HELP,
+        ] {
             for line in help.lines().take_while(|l| !l.is_empty()) {
                 text.push_str(&line.replacen("usage:", "      ", 1));
                 text.push('\n');
@@ -136,13 +149,16 @@ The exit code is the command's; stdout's view goes to stdout, stderr's to stderr
 
        lens --as '<command line>' [--exit N] [--level N] [--budget SIZE] < saved.log
                  filter output already captured (a saved or CI log) as that command's
+       lens --as '<command line>' --filters FILE [--exit N] < saved.log
+                 the view a draft filter file gives it, without trusting or installing it
 ";
 
 const USAGE_TAIL: &str = "       lens -h|--help, lens -V|--version
 
 Each subcommand answers --help (or -h): lens show --help. Flags after the
 command name are the command's. Use `--` to run a command named show, stats,
-init or hook. Environment: LENS_STORE, LENS_LOG_DIR, LENS_CONFIG.";
+init, hook, verify or trust. Environment: LENS_STORE, LENS_LOG_DIR, LENS_CONFIG
+(your filters are filters.toml beside it; see lens verify --help).";
 
 /// Parses Lens's own arguments. The error is one line naming the problem and the fix.
 pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
@@ -188,9 +204,37 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
                 ),
             };
         }
+        Some("verify") => {
+            it.next();
+            let rest: Vec<String> = it.map(lossy).collect();
+            for a in &rest {
+                known("verify", a, VERIFY_HELP)?;
+                if is_help(a) {
+                    return Ok(Invocation::Help(VERIFY_HELP));
+                }
+            }
+            return Ok(Invocation::Verify(rest));
+        }
+        Some("trust") => {
+            it.next();
+            let rest: Vec<String> = it.map(lossy).collect();
+            for a in &rest {
+                known("trust", a, TRUST_HELP)?;
+                if is_help(a) {
+                    return Ok(Invocation::Help(TRUST_HELP));
+                }
+            }
+            if let Some(a) = rest.first() {
+                return Err(format!(
+                    "lens trust: unexpected argument {a:?}; it trusts this project's .lens/filters.toml and takes no file"
+                ));
+            }
+            return Ok(Invocation::Trust);
+        }
         _ => {}
     }
     let mut as_line = None;
+    let mut filters = None;
     let mut exit = None;
     while let Some(a) = it.peek() {
         let Some(s) = a.to_str() else { break };
@@ -213,6 +257,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
                 budget = Some(parse_budget(&v)?);
             }
             "--as" => as_line = Some(value(&flag, inline, &mut it)?),
+            "--filters" => filters = Some(value(&flag, inline, &mut it)?),
             "--exit" => {
                 let v = value(&flag, inline, &mut it)?;
                 exit = Some(v.parse::<i32>().map_err(|_| {
@@ -221,7 +266,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
             }
             _ => {
                 return Err(format!(
-                    "unknown option {s:?} before the command; Lens's options are --level, --budget, --as and --exit (put the command's own flags after its name, or use -- first)"
+                    "unknown option {s:?} before the command; Lens's options are --level, --budget, --as, --exit and --filters (put the command's own flags after its name, or use -- first)"
                 ))
             }
         }
@@ -242,7 +287,11 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
             exit,
             level,
             budget,
+            filters,
         }));
+    }
+    if filters.is_some() {
+        return Err("--filters goes with --as (a draft filter file tried on a saved output: lens --as 'CMD' --filters FILE < saved.log); installed filters apply to every run".into());
     }
     if exit.is_some() {
         return Err("--exit goes with --as (the exit code of the output given on stdin); a command run by lens has its own".into());
@@ -503,6 +552,29 @@ as the command's own. `lens init` installs it; you rarely run it by hand.
 
   -h, --help     print this help";
 
+/// `lens verify --help`. The flags named here are the ones its parser accepts.
+pub const VERIFY_HELP: &str = "\
+usage: lens verify [FILE...]
+
+Runs every [[filter.test]] of each filter in the files (by default your
+filters.toml beside the config and this project's .lens/filters.toml, trusted
+or not), and checks each filter's invariants on generated outputs: every
+elided run has a marker, no error line is dropped, the exit code is kept.
+Prints one line per test, then `N passed, M failed`; exits 1 on a failure.
+
+  -h, --help     print this help";
+
+/// `lens trust --help`. The trust command takes no flags but this one.
+pub const TRUST_HELP: &str = "\
+usage: lens trust
+
+Trusts this project's filter file (.lens/filters.toml at the git root) as it
+is now: its SHA-256 is recorded in trusted-filters beside your config, outside
+the repository. Until then, and after any change to it, its filters are
+ignored and each run says so in one line. Check it first: lens verify.
+
+  -h, --help     print this help";
+
 fn is_help(word: &str) -> bool {
     word == "-h" || word == "--help"
 }
@@ -589,6 +661,7 @@ mod tests {
                 exit: Some(101),
                 level: None,
                 budget: None,
+                filters: None,
             })
         );
         assert!(matches!(
@@ -609,6 +682,27 @@ mod tests {
         assert!(p(&["--as", "x", "--exit", "one"])
             .unwrap_err()
             .contains("not an exit code"));
+        assert!(matches!(
+            p(&["--as", "terraform plan", "--filters", "draft.toml"]).unwrap(),
+            Invocation::As(AsArgs { filters: Some(f), .. }) if f == "draft.toml"
+        ));
+        assert!(p(&["--filters", "draft.toml", "ls"])
+            .unwrap_err()
+            .contains("goes with --as"));
+    }
+
+    #[test]
+    fn verify_takes_files_and_trust_takes_nothing() {
+        assert_eq!(
+            p(&["verify", "a.toml", "b.toml"]).unwrap(),
+            Invocation::Verify(vec!["a.toml".into(), "b.toml".into()])
+        );
+        assert_eq!(p(&["verify"]).unwrap(), Invocation::Verify(vec![]));
+        assert_eq!(p(&["trust"]).unwrap(), Invocation::Trust);
+        assert!(p(&["trust", "x.toml"])
+            .unwrap_err()
+            .contains("takes no file"));
+        assert_eq!(run(&["--", "verify"]).argv[0], "verify");
     }
 
     #[test]
@@ -650,11 +744,13 @@ mod tests {
     }
 
     /// Every subcommand with its help text and the words that make a valid call.
-    const SUBCOMMANDS: [(&str, &str, &[&str]); 4] = [
+    const SUBCOMMANDS: [(&str, &str, &[&str]); 6] = [
         ("show", SHOW_HELP, &["1a2b3c4d"]),
         ("stats", STATS_HELP, &[]),
         ("init", INIT_HELP, &[]),
         ("hook", HOOK_HELP, &["claude"]),
+        ("verify", VERIFY_HELP, &["a.toml"]),
+        ("trust", TRUST_HELP, &[]),
     ];
 
     #[test]
@@ -707,6 +803,7 @@ mod tests {
             "--budget",
             "--as",
             "--exit",
+            "--filters",
             "-h",
             "--help",
             "-V",

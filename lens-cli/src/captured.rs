@@ -169,9 +169,9 @@ pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, R
     match &c.full {
         Some(p) => {
             let f = open_full(p).map_err(|_| Raw::NotStored)?;
-            read_and_filter(c, argv, f, Quiet::Yes, diagnostics)
+            read_and_filter(c, argv, f, Quiet::Yes, None, diagnostics)
         }
-        None => read_and_filter(c, argv, &c.output[..], Quiet::Yes, diagnostics),
+        None => read_and_filter(c, argv, &c.output[..], Quiet::Yes, None, diagnostics),
     }
 }
 
@@ -186,12 +186,14 @@ enum Quiet {
 }
 
 /// Reads the output from `from` and filters it (see [`filter`]). With
-/// [`Quiet::No`], every `Err` means the raw output was printed whole.
+/// [`Quiet::No`], every `Err` means the raw output was printed whole. A
+/// `draft` filter file is used in place of the installed ones, untrusted.
 fn read_and_filter(
     c: &Captured,
     argv: Vec<String>,
     mut from: impl Read,
     quiet: Quiet,
+    draft: Option<&std::path::Path>,
     diagnostics: &mut Vec<String>,
 ) -> Result<Filtered, Raw> {
     let pass = |from: &mut dyn Read, why: Raw| {
@@ -201,10 +203,23 @@ fn read_and_filter(
         why
     };
     let config = load_config(diagnostics);
-    let settings = config
+    let mut settings = config
         .as_ref()
         .map(|cfg| cfg.settings(&argv))
         .unwrap_or_default();
+    settings.filter = match draft {
+        Some(file) => crate::filters::pick_draft(file, &argv, &c.line, diagnostics),
+        None => {
+            // The project is where the command ran, when the agent says.
+            let cwd = c
+                .cwd
+                .as_ref()
+                .map(PathBuf::from)
+                .or_else(|| std::env::current_dir().ok())
+                .unwrap_or_default();
+            crate::filters::pick(&argv, &cwd, diagnostics)
+        }
+    };
     let level = c.level.or(settings.level).unwrap_or(Level::Two);
     if level == Level::Three {
         return Err(pass(&mut from, Raw::LevelThree));
@@ -490,7 +505,8 @@ pub(crate) fn as_cmd(a: crate::args::AsArgs) -> i32 {
         Err(_) => pass_through(stdin),
         Ok(argv) => {
             // On `Err` the output was printed raw as it was read.
-            if let Ok(v) = read_and_filter(&c, argv, stdin, Quiet::No, &mut diagnostics) {
+            let draft = a.filters.as_deref().map(std::path::Path::new);
+            if let Ok(v) = read_and_filter(&c, argv, stdin, Quiet::No, draft, &mut diagnostics) {
                 crate::capture::print_to(Stream::Stdout, v.text.as_bytes());
             }
         }

@@ -39,7 +39,7 @@ const CONFIG_MAX: u64 = 1 << 20;
 /// The config's text, `None` when there is no config file. Only a regular file
 /// under `CONFIG_MAX` is read: a device or a FIFO named as the config would
 /// otherwise fill memory or hang the run.
-fn read_config(path: &std::path::Path) -> Result<Option<String>, String> {
+pub(crate) fn read_config(path: &std::path::Path) -> Result<Option<String>, String> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read it ({e})")),

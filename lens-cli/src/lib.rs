@@ -1,6 +1,7 @@
 //! The `lens` binary's logic. This file only dispatches: each subcommand has its
-//! module (`run` for `lens <cmd>`, `show`, `hook`, `stats`, `init`), and the
-//! process control they share is in `capture` and `platform`.
+//! module (`run` for `lens <cmd>`, `show`, `hook`, `stats`, `init`, `filters`
+//! for `verify` and `trust`), and the process control they share is in
+//! `capture` and `platform`.
 //!
 //! `main.rs` is a line over [`run`]. Everything that depends on the operating system
 //! is in `platform`; the filtering itself is `lens_core`.
@@ -11,6 +12,7 @@ mod capture;
 pub mod captured;
 pub mod cmdline;
 mod config;
+mod filters;
 mod hook;
 mod init;
 mod interactive;
@@ -62,6 +64,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }),
         Ok(Invocation::Hook(agent)) => hook::cmd(agent),
         Ok(Invocation::As(a)) => captured::as_cmd(a),
+        Ok(Invocation::Verify(files)) => own_output(|| filters::verify_cmd(&files)),
+        Ok(Invocation::Trust) => own_output(filters::trust_cmd),
         Ok(Invocation::Show(s)) => show::cmd(s),
         Ok(Invocation::Run(r)) => run::cmd(r),
     };

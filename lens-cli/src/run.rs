@@ -91,10 +91,12 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
     let mut diagnostics = Vec::new();
     let config = load_config(&mut diagnostics);
     let store_caps = config.as_ref().map(|c| c.store.clone()).unwrap_or_default();
-    let settings = config
+    let mut settings = config
         .as_ref()
         .map(|c| c.settings(&argv))
         .unwrap_or_default();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    settings.filter = crate::filters::pick(&argv, &cwd, &mut diagnostics);
     let level = r.level.or(settings.level).unwrap_or(Level::Two);
     let budget = r.budget.or(settings.budget).unwrap_or(DEFAULT_BUDGET);
     let seed = run_seed(&argv, started);

@@ -163,7 +163,7 @@ fn help_and_version() {
 fn every_subcommand_answers_help() {
     let sb = Sandbox::new();
     // Each of Lens's own subcommands, with the flags its help must name.
-    let subcommands: [(&str, &[&str]); 4] = [
+    let subcommands: [(&str, &[&str]); 6] = [
         (
             "show",
             &[
@@ -188,6 +188,8 @@ fn every_subcommand_answers_help() {
             ],
         ),
         ("hook", &["claude", "codex", "gemini", "opencode"]),
+        ("verify", &["FILE", "filters.toml"]),
+        ("trust", &[".lens/filters.toml"]),
     ];
     for (cmd, flags) in subcommands {
         for h in ["--help", "-h"] {
