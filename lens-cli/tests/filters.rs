@@ -2,7 +2,7 @@
 //! `lens trust` and again after any change, with one line after the command's
 //! output; `lens verify` reports each test and fails naming what the view held;
 //! `--as … --filters FILE` previews a draft; a bad file costs nothing but a
-//! line.
+//! line; and every example in examples/filters passes its own tests.
 
 mod common;
 
@@ -270,5 +270,34 @@ fn a_bad_filter_file_is_one_line_and_the_command_runs_as_ever() {
         assert!(e.starts_with(&want) && e.contains(needle), "{e}");
         assert!(e.ends_with("; the built-in shapes are used\n"), "{e}");
         assert_eq!(e.lines().count(), 2, "{e}");
+    }
+}
+#[test]
+fn every_example_filter_passes_its_tests() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/filters");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| p.display().to_string())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "{files:?}");
+    let sb = Sandbox::new();
+    let args: Vec<&str> = ["verify"]
+        .into_iter()
+        .chain(files.iter().map(String::as_str))
+        .collect();
+    let out = sb.run(&args);
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{o}");
+    assert!(o.ends_with(" 0 failed\n"), "{o}");
+    // Each file has tests of its own, not only the invariant checks.
+    for f in &files {
+        let own = o
+            .lines()
+            .filter(|l| l.starts_with(&format!("ok   {f}: ")))
+            .count();
+        assert!(own >= 3, "{f} has {own} passing lines:\n{o}");
     }
 }
