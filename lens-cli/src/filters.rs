@@ -73,6 +73,13 @@ pub(crate) fn pick_draft(
     line: &str,
     diagnostics: &mut Vec<String>,
 ) -> Option<Arc<Filter>> {
+    if !file.exists() {
+        diagnostics.push(format!(
+            "lens: --filters {}: there is no such file; the built-in shapes are used",
+            file.display()
+        ));
+        return None;
+    }
     let set = load(file, diagnostics)?;
     let f = set.pick(argv);
     if f.is_none() {

@@ -237,6 +237,17 @@ fn a_draft_previews_on_a_saved_output_untrusted() {
     assert!(
         text(&out.stderr).contains("no filter in") && text(&out.stderr).contains("covers \"make\"")
     );
+    // A draft that is not there is said, not silently skipped.
+    let out = as_with(
+        &sb,
+        &["--as", "acme-build", "--filters", "missing.toml"],
+        log.as_bytes(),
+    );
+    assert!(!text(&out.stdout).contains(FILTERED));
+    assert!(
+        text(&out.stderr).contains("--filters missing.toml: there is no such file"),
+        "{out:?}"
+    );
 }
 
 #[test]
