@@ -1001,3 +1001,34 @@ fn codex_init_says_what_the_user_will_see_and_must_trust() {
         "{out}"
     );
 }
+
+#[test]
+fn a_hook_applies_the_projects_filters_once_trusted() {
+    let b = Box_::new("claude-filters");
+    b.write(
+        "proj/.lens/filters.toml",
+        "[[filter]]\nname = \"acme\"\nmatch = '^acme-build\\b'\ndrop = ['^DEBUG ']\n",
+    );
+    let output: String = (1..=400)
+        .map(|i| format!("DEBUG step {i} of the build\n"))
+        .chain(["ERR boom\n".to_string()])
+        .collect();
+    let event = claude_event_for(&b, "acme-build --all", &output);
+    let view_of = |out: &Output| -> String {
+        let a: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        a["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    // Untrusted: the built-in view, whatever the file says.
+    let before = view_of(&b.lens(&["hook", "claude"], Some(&event)));
+    assert!(!before.contains("lines: filter)"), "{before}");
+    assert_eq!(b.lens(&["trust"], None).status.code(), Some(0));
+    let after = view_of(&b.lens(&["hook", "claude"], Some(&event)));
+    assert!(
+        after.contains("[lens: elided stdout 1-400 (400 lines: filter) handle=")
+            && after.trim_end().ends_with("ERR boom"),
+        "{after}"
+    );
+}
