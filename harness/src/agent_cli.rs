@@ -597,6 +597,17 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Pinned so `lens init` could be checked against their code: Factory
+    /// Droid 0.225.2 (its npm wrapper 0.225.1 names platform packages of its
+    /// own version the registry lacks, so the Linux one is pinned beside it),
+    /// Kilo Code CLI 7.7.7 and pi 0.73.1.
+    const NOT_DRIVEN: &[&str] = &[
+        "@factory/cli",
+        "@factory/cli-linux-x64",
+        "@kilocode/cli",
+        "@mariozechner/pi-coding-agent",
+    ];
+
     #[test]
     fn the_pinned_versions_are_the_ones_make_agents_installs() {
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("agents/package.json");
@@ -610,10 +621,15 @@ mod tests {
                 cli.name()
             );
         }
-        assert_eq!(
-            v["dependencies"].as_object().unwrap().len(),
-            AgentCli::ALL.len()
-        );
+        // Every other pin is one whose bundle was read for `lens init` but
+        // which no test drives yet.
+        for name in v["dependencies"].as_object().unwrap().keys() {
+            assert!(
+                AgentCli::ALL.iter().any(|c| c.package() == name)
+                    || NOT_DRIVEN.contains(&name.as_str()),
+                "{name} is pinned but neither driven nor listed in NOT_DRIVEN"
+            );
+        }
     }
 
     #[test]
