@@ -198,10 +198,10 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
                             Agent::names(true)
                         )
                     }),
-                _ => Err(
-                    "lens hook: name the agent: lens hook claude (or codex, gemini, opencode)"
-                        .into(),
-                ),
+                _ => Err(format!(
+                    "lens hook: name the agent: lens hook claude (or {})",
+                    Agent::names(true)
+                )),
             };
         }
         Some("verify") => {
@@ -490,7 +490,7 @@ pub fn parse_since(v: &str, now_ms: u64) -> Option<u64> {
 
 /// `lens init --help`. The flags named here are the ones [`parse_init`] accepts.
 pub const INIT_HELP: &str = "\
-usage: lens init [--agent claude|codex|gemini|cursor|opencode|vibe|auggie|crush|continue|aider]...
+usage: lens init [--agent claude|codex|gemini|cursor|opencode|vibe|kilo|pi|droid|auggie|crush|continue|aider]...
                  [--global|--project] [--dry-run] [--uninstall]
 
 Wires Lens into coding agents' after-tool hooks. With no --agent it detects the
@@ -545,7 +545,7 @@ fn parse_init(args: Vec<String>) -> Result<Invocation, String> {
 
 /// `lens hook --help`. The hook takes no flags but this one.
 pub const HOOK_HELP: &str = "\
-usage: lens hook claude|codex|gemini|opencode|vibe
+usage: lens hook claude|codex|gemini|opencode|vibe|kilo|pi
 
 Answers an agent's after-tool event given on stdin: the event's output, filtered
 as the command's own. `lens init` installs it; you rarely run it by hand.

@@ -1032,3 +1032,98 @@ fn a_hook_applies_the_projects_filters_once_trusted() {
         "{after}"
     );
 }
+
+/// pi's extension event for a bash result (see lens-cli/src/agents/pi.rs).
+fn pi_event(b: &Box_, line: &str, text: &str, failed: bool) -> String {
+    serde_json::json!({
+        "command": line, "output": text, "isError": failed,
+        "fullOutputPath": null, "cwd": b.proj().display().to_string(),
+    })
+    .to_string()
+}
+
+#[test]
+fn kilo_pi_and_droid_get_what_they_read() {
+    for scope in ["--global", "--project"] {
+        round_trip("kilo", scope, &[]);
+        round_trip("droid", scope, &[]);
+    }
+    round_trip(
+        "kilo",
+        "--global",
+        &[(
+            "home/.config/kilo/kilo.json",
+            "{\n  // mine\n  \"permission\": {\"bash\": {\"rm *\": \"deny\"}}\n}\n",
+        )],
+    );
+    round_trip("pi", "--project", &[("proj/AGENTS.md", "# Notes\n")]);
+    let b = round_trip("pi", "--global", &[]);
+
+    // pi: the extension, the awareness block beside it, a view for a long
+    // output and for a failing one, with pi's exit line kept.
+    let out = b.lens(&["init", "--agent", "pi", "--global"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let ext = std::fs::read_to_string(b.home().join(".pi/agent/extensions/lens.js")).unwrap();
+    assert!(ext.contains(r#"pi.on("tool_result""#) && ext.contains(r#"["hook", "pi"]"#));
+    assert!(
+        std::fs::read_to_string(b.home().join(".pi/agent/AGENTS.md"))
+            .unwrap()
+            .contains("lens show")
+    );
+    let status = status_output(300);
+    let ok = b.lens(
+        &["hook", "pi"],
+        Some(&pi_event(&b, "git status", &status, false)),
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
+    let view = answer["output"].as_str().unwrap();
+    assert!(
+        view.len() < status.len() && view.contains("[lens: "),
+        "{view}"
+    );
+    let shown = b.lens(&["show", &handle_of(view)], None);
+    assert_eq!(text(&shown.stdout), status);
+    let failed = format!("{status}\n\nCommand exited with code 3");
+    let bad = b.lens(
+        &["hook", "pi"],
+        Some(&pi_event(&b, "git status; exit 3", &failed, true)),
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&bad.stdout).unwrap();
+    let view = answer["output"].as_str().unwrap();
+    assert!(
+        view.contains("[lens: ") && view.ends_with("\n\nCommand exited with code 3"),
+        "{view}"
+    );
+    // A small output stands as pi had it: no answer.
+    let small = b.lens(&["hook", "pi"], Some(&pi_event(&b, "ls", "a\nb\n", false)));
+    assert_eq!(text(&small.stdout), "");
+
+    // Kilo: OpenCode's plugin, naming Kilo's hook, which reads OpenCode's event.
+    let k = Box_::new("kilo-hook");
+    let out = k.lens(&["init", "--agent", "kilo", "--global"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let plugin = std::fs::read_to_string(k.home().join(".config/kilo/plugin/lens.js")).unwrap();
+    assert!(plugin.contains(r#"["hook", "kilo"]"#), "{plugin}");
+    let lock = std::fs::read_to_string(k.home().join(".config/kilo/package-lock.json")).unwrap();
+    assert!(lock.contains("\"@kilocode/plugin\""), "{lock}");
+    let event = serde_json::json!({"command": "git status", "output": status, "exit": 0, "outputPath": null, "cwd": k.proj().display().to_string()});
+    let ans = k.lens(&["hook", "kilo"], Some(&event.to_string()));
+    let answer: serde_json::Value = serde_json::from_slice(&ans.stdout).unwrap();
+    assert!(answer["output"].as_str().unwrap().contains("[lens: "));
+
+    // Droid: the awareness block only, and one line saying why.
+    let d = Box_::new("droid-says");
+    let out = text(
+        &d.lens(&["init", "--agent", "droid", "--global"], None)
+            .stdout,
+    );
+    assert!(
+        out.lines().any(|l| l.starts_with(
+            "droid: Factory Droid's PostToolUse hook can add a message but cannot replace"
+        )),
+        "{out}"
+    );
+    assert!(d.home().join(".factory/AGENTS.md").is_file());
+    let refused = d.lens(&["hook", "droid"], Some("{}"));
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+}

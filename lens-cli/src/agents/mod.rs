@@ -7,7 +7,9 @@
 //! tool finished and replaces what the model reads with the view (see
 //! [`crate::captured`]): a `PostToolUse` hook for Claude Code and Codex, an
 //! `AfterTool` hook for Gemini CLI, a `tool.execute.after` plugin for
-//! OpenCode. It also adds an allow rule for `lens show` (never for `lens` as a
+//! OpenCode and Kilo Code CLI, a `tool_result` extension for pi (Factory
+//! Droid's after-tool hook cannot replace an output: it gets the awareness
+//! block only). It also adds an allow rule for `lens show` (never for `lens` as a
 //! whole, which would allow every command), and a short awareness block in the
 //! file the agent reads every session. Every edit is recorded in a manifest
 //! under Lens's state directory with a backup of the file as it was, so
@@ -22,9 +24,12 @@
 pub mod awareness_only;
 pub mod claude;
 pub mod codex;
+pub mod droid;
 pub mod gemini;
 pub mod jsonedit;
+pub mod kilo;
 pub mod opencode;
+pub mod pi;
 pub mod vibe;
 
 use std::fs;
@@ -58,11 +63,17 @@ pub enum Agent {
     Aider,
     /// Mistral Vibe.
     Vibe,
+    /// Kilo Code CLI.
+    Kilo,
+    /// pi.
+    Pi,
+    /// Factory Droid.
+    Droid,
 }
 
 impl Agent {
     /// Every agent, in the order `init` reports them.
-    pub const ALL: [Agent; 10] = [
+    pub const ALL: [Agent; 13] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -73,6 +84,9 @@ impl Agent {
         Agent::Continue,
         Agent::Aider,
         Agent::Vibe,
+        Agent::Kilo,
+        Agent::Pi,
+        Agent::Droid,
     ];
 
     /// Its name on the command line.
@@ -88,6 +102,9 @@ impl Agent {
             Agent::Continue => "continue",
             Agent::Aider => "aider",
             Agent::Vibe => "vibe",
+            Agent::Kilo => "kilo",
+            Agent::Pi => "pi",
+            Agent::Droid => "droid",
         }
     }
 
@@ -105,7 +122,12 @@ impl Agent {
     pub fn has_hook(self) -> bool {
         !matches!(
             self,
-            Agent::Cursor | Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider
+            Agent::Cursor
+                | Agent::Droid
+                | Agent::Auggie
+                | Agent::Crush
+                | Agent::Continue
+                | Agent::Aider
         )
     }
 
@@ -128,6 +150,9 @@ impl Agent {
             Agent::Continue => (&["cn"], ".continue"),
             Agent::Aider => (&["aider"], ".aider"),
             Agent::Vibe => (&["vibe"], ".vibe"),
+            Agent::Kilo => (&["kilo", "kilocode"], ".config/kilo"),
+            Agent::Pi => (&["pi"], ".pi"),
+            Agent::Droid => (&["droid"], ".factory"),
         };
         home.join(dir).is_dir() || programs.iter().any(|p| on_path(p))
     }
@@ -270,17 +295,31 @@ pub fn edits(agent: Agent, scope: Scope, place: &Place) -> Result<Vec<Edit>, Str
         }
         (Agent::Cursor, Scope::Project) => Vec::new(),
         (Agent::Opencode, Scope::Global) => opencode::edits(
+            &opencode::OPENCODE,
             &h.join(".config/opencode"),
             h.join(".config/opencode/opencode.json"),
         ),
-        (Agent::Opencode, Scope::Project) => {
-            opencode::edits(&p.join(".opencode"), p.join("opencode.json"))
+        (Agent::Opencode, Scope::Project) => opencode::edits(
+            &opencode::OPENCODE,
+            &p.join(".opencode"),
+            p.join("opencode.json"),
+        ),
+        (Agent::Kilo, Scope::Global) => opencode::edits(
+            &kilo::KILO,
+            &h.join(".config/kilo"),
+            h.join(".config/kilo/kilo.json"),
+        ),
+        (Agent::Kilo, Scope::Project) => {
+            opencode::edits(&kilo::KILO, &p.join(".kilo"), p.join("kilo.json"))
         }
         (Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider, _) => {
             return awareness_only::edits(agent, scope, h, p)
         }
         (Agent::Vibe, Scope::Global) => vec![vibe::hooks_edit(h.join(".vibe/hooks.toml"))],
         (Agent::Vibe, Scope::Project) => vec![vibe::hooks_edit(p.join(".vibe/hooks.toml"))],
+        (Agent::Pi, Scope::Global) => vec![pi_edit(h.join(".pi/agent/extensions/lens.js"))],
+        (Agent::Pi, Scope::Project) => vec![pi_edit(p.join(".pi/extensions/lens.js"))],
+        (Agent::Droid, _) => Vec::new(),
     };
     edits.push(match (agent, scope) {
         (Agent::Claude, Scope::Global) => block(h.join(".claude/CLAUDE.md")),
@@ -290,18 +329,33 @@ pub fn edits(agent: Agent, scope: Scope, place: &Place) -> Result<Vec<Edit>, Str
         (Agent::Gemini, Scope::Project) => block(p.join("GEMINI.md")),
         (Agent::Opencode, Scope::Global) => block(h.join(".config/opencode/AGENTS.md")),
         (Agent::Vibe, Scope::Global) => block(h.join(".vibe/AGENTS.md")),
+        (Agent::Kilo, Scope::Global) => block(h.join(".config/kilo/AGENTS.md")),
+        (Agent::Pi, Scope::Global) => block(h.join(".pi/agent/AGENTS.md")),
+        (Agent::Droid, Scope::Global) => block(h.join(".factory/AGENTS.md")),
         (Agent::Cursor, _) => Edit {
             path: p.join(".cursor/rules/lens.mdc"),
             change: Change::Block {
                 preamble: "---\ndescription: Reading Lens's shortened command output\nalwaysApply: true\n---\n",
             },
         },
-        (Agent::Codex | Agent::Opencode | Agent::Vibe, Scope::Project) => block(p.join("AGENTS.md")),
+        (
+            Agent::Codex | Agent::Opencode | Agent::Vibe | Agent::Kilo | Agent::Pi | Agent::Droid,
+            Scope::Project,
+        ) => block(p.join("AGENTS.md")),
         (Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider, _) => {
             unreachable!("returned above")
         }
     });
     Ok(edits)
+}
+
+fn pi_edit(path: PathBuf) -> Edit {
+    Edit {
+        path,
+        change: Change::File {
+            contents: pi::EXTENSION,
+        },
+    }
 }
 
 /// What the user must know or do for the installed hook to work, one line
@@ -326,6 +380,7 @@ pub fn needs(agent: Agent, scope: Scope, place: &Place) -> Vec<String> {
                 .into_iter()
                 .collect()
         }
+        (Agent::Droid, _) => vec![droid::NO_HOOK.into()],
         _ => Vec::new(),
     }
 }
@@ -344,7 +399,8 @@ pub fn limits(agent: Agent) -> Option<&'static str> {
 /// holds anything else.
 pub fn made_by_agent(agent: Agent, dir: &Path) -> Vec<PathBuf> {
     match agent {
-        Agent::Opencode => opencode::install_leftovers(dir),
+        Agent::Opencode => opencode::install_leftovers(&opencode::OPENCODE, dir),
+        Agent::Kilo => opencode::install_leftovers(&kilo::KILO, dir),
         _ => Vec::new(),
     }
 }
@@ -354,7 +410,8 @@ pub fn made_by_agent(agent: Agent, dir: &Path) -> Vec<PathBuf> {
 /// the top of a config file that has none): that is no edit of the user's.
 pub fn as_written(agent: Agent, text: &str) -> Option<String> {
     match agent {
-        Agent::Opencode => opencode::without_schema(text),
+        Agent::Opencode => opencode::without_schema(&opencode::OPENCODE, text),
+        Agent::Kilo => opencode::without_schema(&kilo::KILO, text),
         _ => None,
     }
 }
@@ -366,9 +423,15 @@ pub fn read_event(agent: Agent, event: &Value) -> Option<crate::captured::Captur
         Agent::Claude => claude::read_event(event),
         Agent::Codex => codex::read_event(event),
         Agent::Gemini => gemini::read_event(event),
-        Agent::Opencode => opencode::read_event(event),
+        Agent::Opencode | Agent::Kilo => opencode::read_event(event),
         Agent::Vibe => vibe::read_event(event),
-        Agent::Cursor | Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider => None,
+        Agent::Pi => pi::read_event(event),
+        Agent::Cursor
+        | Agent::Droid
+        | Agent::Auggie
+        | Agent::Crush
+        | Agent::Continue
+        | Agent::Aider => None,
     }?;
     // A view bigger than what the agent shows uncut would be cut again.
     c.budget = Some(limit(agent));
@@ -391,9 +454,15 @@ pub fn model_would_read(agent: Agent, event: &Value, output_len: u64) -> u64 {
         Agent::Claude => claude::model_would_read(event, output_len),
         Agent::Codex => codex::model_would_read(event, output_len),
         Agent::Gemini => gemini::model_would_read(event, output_len),
-        Agent::Opencode => opencode::model_would_read(event, output_len),
+        Agent::Opencode | Agent::Kilo => opencode::model_would_read(event, output_len),
         Agent::Vibe => vibe::model_would_read(event, output_len),
-        Agent::Cursor | Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider => output_len,
+        Agent::Pi => pi::model_would_read(event, output_len),
+        Agent::Cursor
+        | Agent::Droid
+        | Agent::Auggie
+        | Agent::Crush
+        | Agent::Continue
+        | Agent::Aider => output_len,
     }
 }
 
@@ -408,9 +477,15 @@ pub fn inline_limit(agent: Agent) -> usize {
         Agent::Claude => claude::INLINE_LIMIT,
         Agent::Codex => codex::INLINE_LIMIT,
         Agent::Gemini => gemini::INLINE_LIMIT,
-        Agent::Opencode => opencode::INLINE_LIMIT,
+        Agent::Opencode | Agent::Kilo => opencode::INLINE_LIMIT,
         Agent::Vibe => vibe::INLINE_LIMIT,
-        Agent::Cursor | Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider => 0,
+        Agent::Pi => pi::INLINE_LIMIT,
+        Agent::Cursor
+        | Agent::Droid
+        | Agent::Auggie
+        | Agent::Crush
+        | Agent::Continue
+        | Agent::Aider => 0,
     }
 }
 
@@ -430,11 +505,15 @@ pub fn answer(agent: Agent, event: &Value, view: &crate::captured::Filtered) -> 
         Agent::Claude => claude::answer(event, view),
         Agent::Codex => codex::answer(event, view),
         Agent::Gemini => gemini::answer(event, view)?,
-        Agent::Opencode => opencode::answer(view),
+        Agent::Opencode | Agent::Kilo => opencode::answer(view),
         Agent::Vibe => vibe::answer(event, view)?,
-        Agent::Cursor | Agent::Auggie | Agent::Crush | Agent::Continue | Agent::Aider => {
-            return None
-        }
+        Agent::Pi => pi::answer(view),
+        Agent::Cursor
+        | Agent::Droid
+        | Agent::Auggie
+        | Agent::Crush
+        | Agent::Continue
+        | Agent::Aider => return None,
     })
 }
 
@@ -505,7 +584,10 @@ pub fn strict_reader(agent: Agent) -> Option<&'static str> {
         | Agent::Crush
         | Agent::Continue
         | Agent::Aider
-        | Agent::Vibe => None,
+        | Agent::Vibe
+        | Agent::Kilo
+        | Agent::Pi
+        | Agent::Droid => None,
     }
 }
 
@@ -983,8 +1065,13 @@ mod tests {
                         );
                     }
                     if let Change::File { contents } = e.change {
-                        assert!(contents.contains("tool.execute.after"));
+                        assert!(
+                            contents.contains("\"tool.execute.after\"")
+                                || contents.contains("pi.on(\"tool_result\""),
+                            "{agent:?}"
+                        );
                         assert!(!contents.contains("tool.execute.before"));
+                        assert!(!contents.contains("\"tool_call\""));
                         assert!(!contents.contains("@opencode-ai/plugin"));
                     }
                 }

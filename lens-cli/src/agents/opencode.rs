@@ -34,8 +34,14 @@ use crate::captured::{Captured, Filtered};
 /// file, named in `metadata.outputPath`).
 pub const INLINE_LIMIT: usize = 30_000;
 
-/// The plugin file `init` writes and owns.
-pub const PLUGIN: &str = r#"// Installed by `lens init --agent opencode`; `lens init --uninstall` removes it.
+/// The plugin `init` writes for an agent that runs OpenCode's plugins (OpenCode
+/// and its forks), naming that agent: the file it installs and the hook it runs.
+macro_rules! plugin {
+    ($agent:literal) => {
+        concat!(
+            r#"// Installed by `lens init --agent "#,
+            $agent,
+            r#"`; `lens init --uninstall` removes it.
 // After the bash tool ran (as OpenCode's permission rules allowed), Lens may
 // answer with a shorter view of its output, which the model then reads; the
 // full output stays retrievable with `lens show`. Any error keeps the output.
@@ -53,7 +59,9 @@ export const LensPlugin = async () => ({
         outputPath: typeof meta.outputPath === "string" ? meta.outputPath : null,
         cwd: process.cwd(),
       };
-      const r = spawnSync("lens", ["hook", "opencode"], {
+      const r = spawnSync("lens", ["hook", ""#,
+            $agent,
+            r#""], {
         input: JSON.stringify(event),
         encoding: "utf8",
         timeout: 10000,
@@ -65,15 +73,14 @@ export const LensPlugin = async () => ({
     } catch {}
   },
 });
-"#;
-
-/// The plugin edit.
-pub fn plugin_edit(path: PathBuf) -> Edit {
-    Edit {
-        path,
-        change: Change::File { contents: PLUGIN },
-    }
+"#
+        )
+    };
 }
+pub(crate) use plugin;
+
+/// The plugin file `init` writes and owns.
+pub const PLUGIN: &str = plugin!("opencode");
 
 /// What OpenCode writes as `.gitignore` in a config directory without one.
 pub const GITIGNORE: &str = "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore";
@@ -97,30 +104,65 @@ pub const LOCK: &str = r#"{
 /// The one file in the `node_modules` `init` makes.
 pub const NODE_MODULES_NOTE: &str = "Made by `lens init --agent opencode`: with ../package-lock.json it tells OpenCode its plugin directory is installed, so it does not run npm at every start. `lens init --uninstall` removes both.\n";
 
+/// What tells OpenCode and a fork of it that runs the same plugins (Kilo Code
+/// CLI) apart, for `init`: the plugin naming the agent, and what the agent's
+/// start makes in a config directory.
+pub struct Fork {
+    /// The plugin file.
+    pub plugin: &'static str,
+    /// The `.gitignore` it writes in a config directory without one.
+    pub gitignore: &'static str,
+    /// A lock file its install check reads as a finished install.
+    pub lock: &'static str,
+    /// The note `init` leaves in `node_modules`.
+    pub note: &'static str,
+    /// The plugin package it installs in each config directory.
+    pub plugin_package: &'static str,
+    /// What it puts in place of a config file's opening `{` when the file has
+    /// no `$schema`, if it does that.
+    pub schema_opening: Option<&'static str>,
+    /// Empty files it leaves in a config directory at every start, whatever is
+    /// there (Kilo's record of a settings migration).
+    pub markers: &'static [&'static str],
+}
+
+/// OpenCode 1.18.33.
+pub const OPENCODE: Fork = Fork {
+    plugin: PLUGIN,
+    gitignore: GITIGNORE,
+    lock: LOCK,
+    note: NODE_MODULES_NOTE,
+    plugin_package: "@opencode-ai/plugin",
+    // `text.replace(/^\s*\{/, …)` on a config file without `$schema`.
+    schema_opening: Some("{\n  \"$schema\": \"https://opencode.ai/config.json\","),
+    markers: &[],
+};
+
 /// Every edit for an install whose config directory is `dir` and config file
 /// `config`: the plugin, what a finished install leaves beside it, the allow
 /// rule.
-pub fn edits(dir: &Path, config: PathBuf) -> Vec<Edit> {
+pub fn edits(fork: &Fork, dir: &Path, config: PathBuf) -> Vec<Edit> {
     let placeholder = |rel: &str, contents| Edit {
         path: dir.join(rel),
         change: Change::Placeholder { contents },
     };
     vec![
-        plugin_edit(dir.join("plugin/lens.js")),
-        placeholder(".gitignore", GITIGNORE),
-        placeholder("package-lock.json", LOCK),
-        placeholder("node_modules/.lens", NODE_MODULES_NOTE),
+        Edit {
+            path: dir.join("plugin/lens.js"),
+            change: Change::File {
+                contents: fork.plugin,
+            },
+        },
+        placeholder(".gitignore", fork.gitignore),
+        placeholder("package-lock.json", fork.lock),
+        placeholder("node_modules/.lens", fork.note),
         allow_show_edit(config),
     ]
 }
 
-/// What OpenCode puts in place of a config file's opening `{` when the file
-/// has no `$schema` (`text.replace(/^\s*\{/, …)`).
-const SCHEMA_OPENING: &str = "{\n  \"$schema\": \"https://opencode.ai/config.json\",";
-
-/// The text before OpenCode added its `$schema` key, when that is the change.
-pub fn without_schema(text: &str) -> Option<String> {
-    text.strip_prefix(SCHEMA_OPENING)
+/// The text before the agent added its `$schema` key, when that is the change.
+pub fn without_schema(fork: &Fork, text: &str) -> Option<String> {
+    text.strip_prefix(fork.schema_opening?)
         .map(|rest| format!("{{{rest}"))
 }
 
@@ -129,8 +171,8 @@ pub fn without_schema(text: &str) -> Option<String> {
 /// `.gitignore`, and `node_modules`, `package.json`, `package-lock.json` and
 /// `bun.lock` when they depend on nothing but `@opencode-ai/plugin`. Empty when
 /// `dir` holds anything else: then it is the user's, and stays.
-pub fn install_leftovers(dir: &Path) -> Vec<PathBuf> {
-    const PLUGIN_PACKAGE: &str = "@opencode-ai/plugin";
+pub fn install_leftovers(fork: &Fork, dir: &Path) -> Vec<PathBuf> {
+    let plugin_package = fork.plugin_package;
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -140,13 +182,13 @@ pub fn install_leftovers(dir: &Path) -> Vec<PathBuf> {
     // Only the plugin package among the dependencies of `deps`.
     let only_plugin = |deps: Option<&Value>| {
         deps.and_then(Value::as_object)
-            .is_none_or(|m| m.keys().all(|k| k == PLUGIN_PACKAGE))
+            .is_none_or(|m| m.keys().all(|k| k == plugin_package))
     };
     let mut made = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let ours = match name.as_str() {
-            ".gitignore" => std::fs::read_to_string(e.path()).is_ok_and(|t| t == GITIGNORE),
+            ".gitignore" => std::fs::read_to_string(e.path()).is_ok_and(|t| t == fork.gitignore),
             "package.json" => read(&name).is_some_and(|v| {
                 v.as_object().is_some_and(|o| {
                     o.keys().all(|k| k == "dependencies") && only_plugin(o.get("dependencies"))
@@ -163,6 +205,7 @@ pub fn install_leftovers(dir: &Path) -> Vec<PathBuf> {
                 })
             }),
             "node_modules" | "bun.lock" => true,
+            m if fork.markers.contains(&m) => e.metadata().is_ok_and(|m| m.len() == 0),
             _ => false,
         };
         if !ours {
@@ -228,8 +271,8 @@ mod tests {
             "{\n  \"$schema\": \"https://opencode.ai/config.json\",",
             1,
         );
-        assert_eq!(without_schema(&opened).as_deref(), Some(written));
-        assert_eq!(without_schema(written), None);
+        assert_eq!(without_schema(&OPENCODE, &opened).as_deref(), Some(written));
+        assert_eq!(without_schema(&OPENCODE, written), None);
     }
 
     #[test]
@@ -253,7 +296,7 @@ mod tests {
                 .collect()
         };
         assert_eq!(
-            names(install_leftovers(&dir)),
+            names(install_leftovers(&OPENCODE, &dir)),
             [
                 ".gitignore",
                 "node_modules",
@@ -266,18 +309,18 @@ mod tests {
             "package.json",
             r#"{"dependencies": {"@opencode-ai/plugin": "1.18.33", "left-pad": "1"}}"#,
         );
-        assert!(install_leftovers(&dir).is_empty());
+        assert!(install_leftovers(&OPENCODE, &dir).is_empty());
         w(
             "package.json",
             r#"{"dependencies": {"@opencode-ai/plugin": "1.18.33"}}"#,
         );
         // A file of the user's beside it.
         w("notes.md", "mine");
-        assert!(install_leftovers(&dir).is_empty());
+        assert!(install_leftovers(&OPENCODE, &dir).is_empty());
         std::fs::remove_file(dir.join("notes.md")).unwrap();
         // node_modules with no lock saying what is in it.
         std::fs::remove_file(dir.join("package-lock.json")).unwrap();
-        assert!(install_leftovers(&dir).is_empty());
+        assert!(install_leftovers(&OPENCODE, &dir).is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
