@@ -15,7 +15,8 @@
 //! `@kilocode/plugin` unless `package-lock.json` names it beside a
 //! `node_modules` (the check is OpenCode's, and so is what `init` leaves
 //! there so that no start waits on npm); in `~/.config/kilo` it also writes
-//! an empty `.bash-permission-migrated` at every start.
+//! an empty `.bash-permission-migrated` at every start. It writes a
+//! `$schema` member into every config file it reads that has none.
 
 use super::opencode::{plugin, Fork};
 
@@ -38,7 +39,9 @@ pub const KILO: Fork = Fork {
 "#,
     note: "Made by `lens init --agent kilo`: with ../package-lock.json it tells Kilo Code its plugin directory is installed, so it does not run npm at every start. `lens init --uninstall` removes both.\n",
     plugin_package: "@kilocode/plugin",
-    schema_opening: None,
+    // Where a config file it reads has no `$schema`, it writes one in as the
+    // first member (jsonc-parser's `modify`, two-space indent).
+    schema_opening: Some("{\n  \"$schema\": \"https://app.kilo.ai/config.json\","),
     markers: &[".bash-permission-migrated"],
 };
 
@@ -58,6 +61,18 @@ mod tests {
             KILO.plugin.replace("kilo", "opencode"),
             super::super::opencode::PLUGIN
         );
+    }
+
+    #[test]
+    fn a_config_file_kilo_gave_a_schema_reads_as_written() {
+        let written = "{\n  \"permission\": {}\n}\n";
+        let opened = written.replacen(
+            '{',
+            "{\n  \"$schema\": \"https://app.kilo.ai/config.json\",",
+            1,
+        );
+        let back = super::super::opencode::without_schema(&KILO, &opened);
+        assert_eq!(back.as_deref(), Some(written));
     }
 
     #[test]
