@@ -53,6 +53,10 @@ pub enum AgentCli {
     Opencode,
     /// Mistral Vibe (`mistral-vibe` on PyPI), in `out/agents/venv`.
     Vibe,
+    /// Kilo Code CLI (`@kilocode/cli`), an OpenCode fork.
+    Kilo,
+    /// pi (`@mariozechner/pi-coding-agent`).
+    Pi,
 }
 
 /// One run of a CLI.
@@ -173,13 +177,15 @@ impl RunOutcome {
 }
 
 impl AgentCli {
-    /// The npm-installed four, in the order the tests take them (Vibe, from
+    /// The npm-installed ones, in the order the tests take them (Vibe, from
     /// PyPI, is not among them: `harness/agents/package.json` pins these).
-    pub const ALL: [AgentCli; 4] = [
+    pub const ALL: [AgentCli; 6] = [
         AgentCli::Claude,
         AgentCli::Codex,
         AgentCli::Gemini,
         AgentCli::Opencode,
+        AgentCli::Kilo,
+        AgentCli::Pi,
     ];
 
     /// The CLI's short name.
@@ -190,6 +196,8 @@ impl AgentCli {
             AgentCli::Gemini => "gemini",
             AgentCli::Opencode => "opencode",
             AgentCli::Vibe => "vibe",
+            AgentCli::Kilo => "kilo",
+            AgentCli::Pi => "pi",
         }
     }
 
@@ -206,6 +214,8 @@ impl AgentCli {
             AgentCli::Gemini => "@google/gemini-cli",
             AgentCli::Opencode => "opencode-ai",
             AgentCli::Vibe => "mistral-vibe",
+            AgentCli::Kilo => "@kilocode/cli",
+            AgentCli::Pi => "@mariozechner/pi-coding-agent",
         }
     }
 
@@ -217,6 +227,8 @@ impl AgentCli {
             AgentCli::Gemini => "0.61.0",
             AgentCli::Opencode => "1.18.33",
             AgentCli::Vibe => "3.0.3",
+            AgentCli::Kilo => "7.7.7",
+            AgentCli::Pi => "0.73.1",
         }
     }
 
@@ -227,7 +239,11 @@ impl AgentCli {
     pub fn key_header(self) -> (&'static str, &'static str) {
         match self {
             AgentCli::Claude => ("x-api-key", ""),
-            AgentCli::Codex | AgentCli::Opencode | AgentCli::Vibe => ("authorization", "Bearer "),
+            AgentCli::Codex
+            | AgentCli::Opencode
+            | AgentCli::Kilo
+            | AgentCli::Pi
+            | AgentCli::Vibe => ("authorization", "Bearer "),
             AgentCli::Gemini => ("x-goog-api-key", ""),
         }
     }
@@ -457,6 +473,76 @@ impl AgentCli {
                     .args(["run", "--format", "json"]);
                 return Ok(vec![spec.prompt.clone()]);
             }
+            AgentCli::Kilo => {
+                // OpenCode's way, under Kilo 7.7.7's names (KILO_CONFIG_CONTENT
+                // is its last config layer). Its bash tool asks by default,
+                // which `run` refuses: a run that should run commands gives
+                // `--auto` (allow what no rule denies) in the spec's arguments.
+                let config = serde_json::json!({
+                    "autoupdate": false,
+                    "share": "disabled",
+                    "model": "scripted/scripted",
+                    "small_model": "scripted/scripted",
+                    "provider": {"scripted": {
+                        "npm": "@ai-sdk/openai-compatible",
+                        "name": "Scripted",
+                        "options": {"baseURL": format!("{url}/v1"), "apiKey": key},
+                        "models": {"scripted": {"name": "scripted", "tool_call": true}},
+                    }},
+                });
+                let models = scratch.join("kilo-models.json");
+                std::fs::write(&models, "{}\n")
+                    .with_context(|| format!("cannot write {}", models.display()))?;
+                cmd.env("KILO_CONFIG_CONTENT", config.to_string())
+                    .env("KILO_MODELS_PATH", &models)
+                    .env("KILO_DISABLE_MODELS_FETCH", "1")
+                    .env("KILO_DISABLE_AUTOUPDATE", "1")
+                    // Anything but "all" turns its telemetry off.
+                    .env("KILO_TELEMETRY_LEVEL", "off")
+                    // Its indexing of the project costs seconds and no test reads it.
+                    .env("KILO_DISABLE_CODEBASE_INDEXING", "1")
+                    .args(["run", "--format", "json"]);
+                return Ok(vec![spec.prompt.clone()]);
+            }
+            AgentCli::Pi => {
+                // pi 0.73.1 takes a provider only from ~/.pi/agent/models.json
+                // (an OpenAI Chat Completions one here); the runner puts its
+                // own there, for this run's server, beside the test's. No
+                // session file, no network at start.
+                let mut provider = serde_json::json!({"providers": {"scripted": {
+                    "baseUrl": format!("{url}/v1"),
+                    "apiKey": key,
+                    "api": "openai-completions",
+                    "models": [{
+                        "id": "scripted", "name": "scripted", "reasoning": false,
+                        "input": ["text"], "contextWindow": 128000, "maxTokens": 4096,
+                        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                    }],
+                }}});
+                let models = spec.home.join(".pi/agent/models.json");
+                let mut all: serde_json::Value = match std::fs::read_to_string(&models) {
+                    Ok(text) => serde_json::from_str(&text).with_context(|| {
+                        format!(
+                            "{} is not JSON; write a JSON object there",
+                            models.display()
+                        )
+                    })?,
+                    Err(_) => serde_json::json!({}),
+                };
+                all["providers"]["scripted"] = provider["providers"]["scripted"].take();
+                std::fs::create_dir_all(models.parent().expect("a directory"))?;
+                std::fs::write(&models, serde_json::to_string_pretty(&all)? + "\n")
+                    .with_context(|| format!("cannot write {}", models.display()))?;
+                cmd.env("PI_OFFLINE", "1").args([
+                    "-p",
+                    "--provider",
+                    "scripted",
+                    "--model",
+                    "scripted",
+                    "--no-session",
+                ]);
+                return Ok(vec![spec.prompt.clone()]);
+            }
         }
         Ok(Vec::new())
     }
@@ -599,14 +685,8 @@ mod tests {
 
     /// Pinned so `lens init` could be checked against their code: Factory
     /// Droid 0.225.2 (its npm wrapper 0.225.1 names platform packages of its
-    /// own version the registry lacks, so the Linux one is pinned beside it),
-    /// Kilo Code CLI 7.7.7 and pi 0.73.1.
-    const NOT_DRIVEN: &[&str] = &[
-        "@factory/cli",
-        "@factory/cli-linux-x64",
-        "@kilocode/cli",
-        "@mariozechner/pi-coding-agent",
-    ];
+    /// own version the registry lacks, so the Linux one is pinned beside it).
+    const NOT_DRIVEN: &[&str] = &["@factory/cli", "@factory/cli-linux-x64"];
 
     #[test]
     fn the_pinned_versions_are_the_ones_make_agents_installs() {

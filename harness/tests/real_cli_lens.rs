@@ -1069,3 +1069,157 @@ fn codex_runs_a_project_hook_once_the_project_is_trusted_as_init_says() {
     assert_eq!(read.len(), 1, "{}", trusted.describe());
     assert!(handle(&read[0].text).is_some(), "{}", read[0].text);
 }
+
+/// About 100 KB of lines, then exit 1: a long failure.
+const FAILING_100K: &str = "seq 1 19000; exit 1";
+
+// Kilo Code CLI 7.7.7 (an OpenCode fork, OpenCode's plugin): a deny pattern in
+// the user's kilo.json; `--auto` allows what no rule denies. Lens adds
+// `"lens show *": "allow"` beside the user's rule.
+const KILO_ARGS: [&str; 1] = ["--auto"];
+#[test]
+fn kilo_decides_the_same_with_lens() {
+    let commands = [
+        DENIED,
+        ALLOWED,
+        SMALL,
+        BIG,
+        PIPED,
+        FAILING,
+        HUGE,
+        FAILING_100K,
+    ];
+    check(
+        AgentCli::Kilo,
+        "deny",
+        &commands,
+        |a| {
+            a.write(
+                "home/.config/kilo/kilo.json",
+                "{\n  \"permission\": {\n    \"bash\": {\n      \"touch denied-a\": \"deny\"\n    }\n  }\n}\n",
+            )
+        },
+        &KILO_ARGS,
+        &[("npm_config_registry", "http://127.0.0.1:9/")],
+        Expect {
+            refused: &[(0, "prevents")],
+            views: &[3, 4, 5, 6, 7],
+        },
+    );
+}
+
+// pi 0.73.1 has no permission rules: a command is refused by a `tool_call`
+// handler of the user's own extension, which Lens's extension (a
+// `tool_result` handler) never changes. A failure's view keeps pi's
+// "Command exited with code N" line.
+#[test]
+fn pi_decides_the_same_with_lens() {
+    let commands = [
+        DENIED,
+        ALLOWED,
+        SMALL,
+        BIG,
+        PIPED,
+        FAILING,
+        HUGE,
+        FAILING_100K,
+    ];
+    let Some((lens, _arm)) = check(
+        AgentCli::Pi,
+        "deny",
+        &commands,
+        |a| {
+            a.write(
+                "home/.pi/agent/extensions/deny.js",
+                "export default function (pi) {\n  pi.on(\"tool_call\", async (e) => {\n    if (e.toolName === \"bash\" && e.input?.command === \"touch denied-a\") return { block: true, reason: \"denied by the user's rule\" };\n  });\n}\n",
+            )
+        },
+        &[],
+        &[],
+        Expect {
+            refused: &[(0, "denied by the user's rule")],
+            views: &[3, 4, 5, 6, 7],
+        },
+    ) else {
+        return;
+    };
+    assert!(
+        lens[5].ends_with("Command exited with code 3"),
+        "{}",
+        lens[5]
+    );
+    assert!(
+        lens[7].ends_with("Command exited with code 1"),
+        "{}",
+        lens[7]
+    );
+}
+
+#[test]
+fn kilo_model_fetches_hidden_lines_with_lens_show() {
+    model_fetches_hidden_lines(
+        AgentCli::Kilo,
+        &KILO_ARGS,
+        &[("npm_config_registry", "http://127.0.0.1:9/")],
+    );
+}
+
+#[test]
+fn pi_model_fetches_hidden_lines_with_lens_show() {
+    model_fetches_hidden_lines(AgentCli::Pi, &[], &[]);
+}
+
+// Lens installed for the user and the project, one session, then uninstalled:
+// the user's config directory and the project are as the same session left
+// them without Lens, byte for byte.
+#[test]
+fn kilo_and_pi_uninstall_after_a_session_leaves_no_trace() {
+    for (cli, config, args, env) in [
+        (
+            AgentCli::Kilo,
+            ".config/kilo",
+            &KILO_ARGS[..],
+            &[("npm_config_registry", "http://127.0.0.1:9/")][..],
+        ),
+        (AgentCli::Pi, ".pi", &[][..], &[][..]),
+    ] {
+        if !available(cli) {
+            continue;
+        }
+        let arm = Arm::new(cli, "uninstall", true);
+        if cli == AgentCli::Kilo {
+            arm.write(
+                "home/.config/kilo/kilo.json",
+                "{\n  \"permission\": {\"bash\": {\"touch denied-a\": \"deny\"}}\n}\n",
+            );
+        }
+        arm.write("project/AGENTS.md", "# Notes\n");
+        // What the session leaves without Lens is the agent's own.
+        let raw = arm.run(cli, &[SMALL], args, env);
+        assert_eq!(raw.tool_results().len(), 1, "{}", raw.describe());
+        let config = arm.home().join(config);
+        let mut before = (tree(&config), tree(&arm.project()));
+        before.0.remove("agent/models.json");
+        for scope in ["--global", "--project"] {
+            let said = arm.lens(&["init", "--agent", cli.name(), scope]);
+            assert!(said.status.success(), "{said:?}");
+        }
+        let out = arm.run(cli, &[BIG], args, env);
+        let read = out.tool_results();
+        assert_eq!(read.len(), 1, "{}", out.describe());
+        assert!(handle(&read[0].text).is_some(), "{}", read[0].text);
+        for scope in ["--global", "--project"] {
+            let said = arm.lens(&["init", "--agent", cli.name(), scope, "--uninstall"]);
+            let said = String::from_utf8_lossy(&said.stdout).into_owned();
+            assert!(!said.contains("edited since"), "{said}");
+        }
+        // pi's provider file is the runner's, written anew for every run's
+        // server (neither the user's nor Lens's).
+        let trees = || {
+            let mut t = tree(&config);
+            t.remove("agent/models.json");
+            (t, tree(&arm.project()))
+        };
+        assert_eq!(trees(), before, "{}", cli.name());
+    }
+}
