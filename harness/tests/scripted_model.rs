@@ -148,6 +148,64 @@ fn every_cli_works_a_cell_per_variant_through_the_scripted_model() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+// Kilo Code CLI 7.7.7 as a driver (`harness run --driver kilo --model
+// scripted`): one task, raw and with Lens's plugin; its stream is OpenCode's.
+#[test]
+fn kilo_works_a_cell_through_the_scripted_model() {
+    if !agents_ready::available(AgentCli::Kilo) {
+        return;
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tasks = harness::tasks::load_all(&repo.join("tasks"), &["last-line-trap".into()]).unwrap();
+    let root = std::env::temp_dir().join(format!("lens-scripted-kilo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    std::env::set_var("LENS_STORE", root.join("store"));
+    std::env::set_var("LENS_LOG_DIR", root.join("log"));
+    std::env::set_var("LENS_CONFIG", root.join("none.toml"));
+    let lens = lens_bin::lens_binary();
+    let tools = Tools {
+        lens_dir: lens.parent().unwrap().to_path_buf(),
+        rtk_dir: None,
+        harness: PathBuf::new(),
+    };
+    let cells: Vec<CellResult> = ["raw", "hook"]
+        .iter()
+        .map(|v| {
+            let cell = Cell {
+                task: &tasks[0],
+                variant: v.to_string(),
+                repeat: 1,
+            };
+            retention::run_cell(
+                &cell,
+                Driver::Kilo,
+                Model::Scripted,
+                Place::Dir,
+                &root,
+                &tools,
+            )
+            .unwrap()
+        })
+        .collect();
+    for c in &cells {
+        let what = format!("kilo {}: {c:?}", c.variant);
+        assert!(c.excluded.is_none() && c.error.is_none(), "{what}");
+        assert!(c.success, "{what}");
+        assert!(c.tokens_total.unwrap() > 1000, "{what}");
+        let agent = c.agent.as_ref().unwrap();
+        assert_eq!(agent.cli, "kilo");
+        assert_eq!(agent.version.as_deref(), Some("7.7.7"), "{what}");
+        assert_eq!(c.commands[0], "python3 audit.py", "{what}");
+        assert!(c.commands.iter().any(|x| x.contains("/fix")), "{what}");
+    }
+    let (raw, hook) = (&cells[0], &cells[1]);
+    assert_eq!(raw.views, 0, "{raw:?}");
+    assert!(hook.views >= 1, "{hook:?}");
+    assert!(hook.bytes_read < raw.bytes_read, "{hook:?}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 // The preflight starts the agent as a cell does and, when it cannot start,
 // refuses with the agent's own words: here Codex 0.169 given the `--full-auto`
 // the old driver passed.

@@ -327,6 +327,8 @@ pub enum Driver {
     Gemini,
     /// OpenCode's `run`, JSON events.
     Opencode,
+    /// Kilo Code CLI's `run` (an OpenCode fork), OpenCode's JSON events.
+    Kilo,
 }
 
 impl Driver {
@@ -339,6 +341,7 @@ impl Driver {
             "codex" => Some(Driver::Codex),
             "gemini" => Some(Driver::Gemini),
             "opencode" => Some(Driver::Opencode),
+            "kilo" => Some(Driver::Kilo),
             _ => None,
         }
     }
@@ -352,6 +355,7 @@ impl Driver {
             Driver::Codex => "codex",
             Driver::Gemini => "gemini",
             Driver::Opencode => "opencode",
+            Driver::Kilo => "kilo",
         }
     }
 
@@ -362,6 +366,7 @@ impl Driver {
             Driver::Codex => Some(AgentCli::Codex),
             Driver::Gemini => Some(AgentCli::Gemini),
             Driver::Opencode => Some(AgentCli::Opencode),
+            Driver::Kilo => Some(AgentCli::Kilo),
             Driver::Cursor | Driver::Scripted => None,
         }
     }
@@ -379,7 +384,7 @@ impl Driver {
             Driver::Cursor => Some(Format::CursorStream),
             Driver::Codex => Some(Format::CodexExec),
             Driver::Gemini => Some(Format::GeminiStream),
-            Driver::Opencode => Some(Format::OpencodeJson),
+            Driver::Opencode | Driver::Kilo => Some(Format::OpencodeJson),
         }
     }
 
@@ -403,7 +408,11 @@ impl Driver {
                 prefix: "Bearer ",
                 upstream: "https://api.openai.com",
             }),
-            Driver::Cursor | Driver::Gemini | Driver::Opencode | Driver::Scripted => None,
+            Driver::Cursor
+            | Driver::Gemini
+            | Driver::Opencode
+            | Driver::Kilo
+            | Driver::Scripted => None,
         }
     }
 
@@ -426,6 +435,7 @@ impl Driver {
             Driver::Gemini => Some(("gemini", "GEMINI_API_KEY")),
             // OpenCode reads the key of whichever provider its config names.
             Driver::Opencode => Some(("opencode", "")),
+            Driver::Kilo => Some(("kilo", "")),
         }
     }
 
@@ -465,6 +475,9 @@ impl Driver {
             }
             Driver::Gemini => s(&["--approval-mode", "yolo"]),
             Driver::Cursor => s(&["--force"]),
+            // Kilo's bash tool asks by default, which `run` refuses:
+            // `--auto` allows what no rule denies.
+            Driver::Kilo => s(&["--auto"]),
             Driver::Opencode | Driver::Scripted => Vec::new(),
         };
         (args, env)
@@ -494,6 +507,7 @@ impl Driver {
             .concat(),
             Driver::Gemini => [s(&["-p", prompt, "-o", "stream-json"]), unattended].concat(),
             Driver::Opencode => s(&["run", "--format", "json", prompt]),
+            Driver::Kilo => [s(&["run", "--format", "json"]), unattended, s(&[prompt])].concat(),
             Driver::Scripted => Vec::new(),
         }
     }
@@ -638,7 +652,7 @@ impl Driver {
     ) -> Result<Outcome> {
         if self == Driver::Scripted {
             if how.hook {
-                bail!("the hook variant needs a real agent CLI (claude, codex, gemini or opencode): the scripted driver has no hooks to install");
+                bail!("the hook variant needs a real agent CLI (claude, codex, gemini, opencode or kilo): the scripted driver has no hooks to install");
             }
             return scripted::act(task, command, dir, path);
         }
@@ -901,7 +915,7 @@ pub fn parse_or_bail(s: &str) -> Result<Driver> {
     match Driver::parse(s) {
         Some(d) => Ok(d),
         None => {
-            bail!("unknown driver {s:?}; use scripted, claude, codex, gemini, opencode or cursor")
+            bail!("unknown driver {s:?}; use scripted, claude, codex, gemini, opencode, kilo or cursor")
         }
     }
 }
@@ -964,9 +978,13 @@ mod tests {
                 .unwrap(),
             "p"
         );
-        for d in ["gemini", "opencode"] {
+        for d in ["gemini", "opencode", "kilo"] {
             assert_eq!(Driver::parse(d).unwrap().name(), d);
         }
+        assert_eq!(
+            Driver::Kilo.real_args("p", false, false),
+            ["run", "--format", "json", "--auto", "p"]
+        );
     }
 
     #[test]
