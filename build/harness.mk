@@ -109,7 +109,8 @@ agents-sweep-vm: build harness-bin agents
 # --no-save` installs exactly what the lock holds. No install scripts run except
 # the two that put the native binary over a stub (claude-code, opencode-ai);
 # codex and gemini-cli need none (gemini's optional pty and keychain modules
-# would compile here).
+# would compile here), nor do @kilocode/cli and @factory/cli, whose shims find
+# their platform package's binary when no install script linked it.
 AGENTS_DIR := out/agents
 AGENTS_CHECK = const fs = require("fs"); \
   const want = require("./harness/agents/package.json").dependencies; \
@@ -119,7 +120,7 @@ AGENTS_CHECK = const fs = require("fs"); \
     try { got = JSON.parse(fs.readFileSync("$(AGENTS_DIR)/node_modules/" + name + "/package.json")).version; } catch (e) {} \
     if (got !== v) bad.push(name + " " + got + " (pinned " + v + ")"); \
   } \
-  for (const bin of ["claude", "codex", "gemini", "opencode"]) { \
+  for (const bin of ["claude", "codex", "gemini", "opencode", "kilo", "pi", "droid"]) { \
     let head = ""; \
     try { head = fs.readFileSync("$(AGENTS_DIR)/node_modules/.bin/" + bin).subarray(0, 5).toString(); } catch (e) {} \
     if (head === "" || head === "echo ") bad.push(bin + ": no program (or the install stub) in $(AGENTS_DIR)/node_modules/.bin"); \
