@@ -189,15 +189,16 @@ pub fn parse(args: Vec<OsString>) -> Result<Invocation, String> {
                 }
             }
             return match rest.as_slice() {
-                [a] => Agent::parse(a)
-                    .filter(|a| a.has_hook())
-                    .map(Invocation::Hook)
-                    .ok_or_else(|| {
-                        format!(
-                            "lens hook: unknown agent {a:?}; name one of {}",
-                            Agent::names(true)
-                        )
-                    }),
+                [a] => match Agent::parse(a) {
+                    Some(agent) if !agent.has_hook() => Err(format!(
+                        "lens hook: {a} has no after-tool hook that can replace an output; `lens init --agent {a}` installs only the awareness block"
+                    )),
+                    Some(agent) => Ok(Invocation::Hook(agent)),
+                    None => Err(format!(
+                        "lens hook: unknown agent {a:?}; name one of {}",
+                        Agent::names(true)
+                    )),
+                },
                 _ => Err(format!(
                     "lens hook: name the agent: lens hook claude (or {})",
                     Agent::names(true)
@@ -728,7 +729,8 @@ mod tests {
         );
         assert!(p(&["hook", "cursor"])
             .unwrap_err()
-            .contains("unknown agent"));
+            .contains("cursor has no after-tool hook"));
+        assert!(p(&["hook", "emacs"]).unwrap_err().contains("unknown agent"));
         // `rewrite` is no subcommand: Lens never rewrites a command.
         assert_eq!(run(&["rewrite", "x"]).argv[0], "rewrite");
         assert!(matches!(

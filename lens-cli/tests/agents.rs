@@ -1126,4 +1126,9 @@ fn kilo_pi_and_droid_get_what_they_read() {
     assert!(d.home().join(".factory/AGENTS.md").is_file());
     let refused = d.lens(&["hook", "droid"], Some("{}"));
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+    assert!(
+        text(&refused.stderr).contains("droid has no after-tool hook that can replace an output"),
+        "{}",
+        text(&refused.stderr)
+    );
 }

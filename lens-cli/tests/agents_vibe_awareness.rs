@@ -320,7 +320,7 @@ fn agents_without_an_after_tool_event_get_the_awareness_block_and_one_line_why()
     let out = b.lens(&["hook", "auggie"], Some("{}"));
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(
-        text(&out.stderr).contains("unknown agent"),
+        text(&out.stderr).contains("auggie has no after-tool hook"),
         "{}",
         text(&out.stderr)
     );
