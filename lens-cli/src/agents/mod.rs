@@ -1248,11 +1248,15 @@ mod tests {
         assert!(
             hooked.contains("vibe") && !hooked.contains("auggie") && !hooked.contains("cursor")
         );
+        let place = Place {
+            home: PathBuf::from("/h"),
+            project: PathBuf::from("/p"),
+        };
         for a in Agent::ALL {
             assert_eq!(Agent::parse(a.name()), Some(a));
             // An agent with no hook has its one line saying why.
-            if !a.has_hook() && a != Agent::Cursor {
-                assert!(awareness_only::why_no_hook(a).is_some(), "{a:?}");
+            if !a.has_hook() {
+                assert!(!needs(a, Scope::Global, &place).is_empty(), "{a:?}");
             }
         }
     }
