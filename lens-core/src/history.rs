@@ -9,7 +9,7 @@
 //! - *compact*: the same, but a hunk of more than [`SMALL`] changed lines is one
 //!   line, its `@@` numbers, its counts, the raw lines it spans and its first
 //!   changed line;
-//! - *short*: its line alone, the author by address only, with its counts;
+//! - *short*: its line alone, the author by name only, with its counts;
 //! - *grouped*: its hash in a line that stands for a run of commits, with how
 //!   many, their raw lines and their counts.
 //!
@@ -114,11 +114,12 @@ impl Commit {
             .count()
     }
 
-    /// The author by address alone (`<ada@example.com>`), or as printed.
-    fn address(&self) -> &str {
+    /// The author by name alone (`Ada Okafor`), or as printed: a reader asks
+    /// who made a change by name, so the address is what goes first.
+    fn name(&self) -> &str {
         match self.author.find(" <") {
-            Some(i) => &self.author[i + 1..],
-            None => &self.author,
+            Some(i) if i > 0 => &self.author[..i],
+            _ => &self.author,
         }
     }
 
@@ -137,7 +138,7 @@ impl Commit {
         match form {
             Form::Grouped => {}
             Form::Short => {
-                let mut line = self.heading(self.address());
+                let mut line = self.heading(self.name());
                 if !self.patch.is_empty() {
                     let (a, d) = self.counts();
                     line.push_str(&format!(" +{a} -{d}"));
@@ -146,7 +147,7 @@ impl Commit {
             }
             Form::Lean | Form::Compact | Form::Whole => {
                 let author = if form == Form::Lean {
-                    self.address()
+                    self.name()
                 } else {
                     &self.author
                 };
@@ -435,6 +436,24 @@ mod tests {
                     "{room}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn under_pressure_a_commit_keeps_its_authors_name_and_drops_the_address() {
+        let h = log(40);
+        // Room for short lines only: each names its author, not an address.
+        let short: usize = h
+            .commits
+            .iter()
+            .map(|c| c.render(Form::Short)[0].len() + 1)
+            .sum();
+        let (out, _) = h.lines_within(short + 40, usize::MAX);
+        let commits: Vec<&String> = out.iter().filter(|l| l.contains("Change number")).collect();
+        assert_eq!(commits.len(), 40, "{out:?}");
+        for l in commits {
+            assert!(l.contains("(Ada Okafor, 2026-02-03"), "{l}");
+            assert!(!l.contains("ada@example.com"), "{l}");
         }
     }
 

@@ -487,7 +487,7 @@ mod tests {
     }
 
     #[test]
-    fn a_recorded_forty_commit_log_p_keeps_every_address_and_the_value_change() {
+    fn a_recorded_forty_commit_log_p_keeps_every_author_and_the_value_change() {
         // `git log -p -- billing/payouts.py`, recorded for the compare table.
         let raw = include_str!("../../../../cases/git-log-p/recording/000.stdout");
         let argv: Vec<String> = ["git", "log", "-p", "--", "billing/payouts.py"]
@@ -508,13 +508,14 @@ mod tests {
             let Some(hash) = l.strip_prefix("commit ") else {
                 continue;
             };
-            let address = lines[k + 1].split_once(" <").expect("an address").1;
+            let author = lines[k + 1].strip_prefix("Author: ").expect("an author");
+            let name = author.split_once(" <").expect("an address").0;
             let subject = lines[k + 4].trim();
             let line = text
                 .lines()
                 .find(|v| v.starts_with(&hash[..7]))
                 .unwrap_or_else(|| panic!("{hash} missing: {text}"));
-            assert!(line.contains(&format!("<{address}")), "{line}");
+            assert!(line.contains(&format!("({name}")), "{line}");
             assert!(line.contains(subject), "{line}");
         }
         // The commit the task asked about: its subject does not say so, its hunk does.
