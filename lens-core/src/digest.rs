@@ -19,7 +19,8 @@ pub enum Detail {
     /// its values instead of a line per report: what `Full` falls back to when
     /// it does not fit, or is no smaller than the region it replaces.
     Compact,
-    /// At most `HEAD` lines (level 1).
+    /// At most `HEAD` lines (level 1); a list, in the bytes its first
+    /// `HEAD` lines would take.
     Head,
 }
 
@@ -336,6 +337,12 @@ impl Digest {
                 .collect();
         }
         if detail == Detail::Head && out.len() > HEAD {
+            if let Body::List(_) = &self.body {
+                // A list is fitted by the same ladder into the bytes its first
+                // lines would take; a prefix of it is never the view.
+                let head: usize = out[..HEAD].iter().map(|l| l.len() + 1).sum();
+                return self.lines_within(doc, Detail::Full, head);
+            }
             let more = out.len() - (HEAD - 1);
             out.truncate(HEAD - 1);
             out.push(format!(

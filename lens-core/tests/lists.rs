@@ -16,6 +16,12 @@ use proptest::prelude::*;
 /// The level-2 view of stdout `out` of `argv` in `budget` bytes, checked line by
 /// line against the raw output.
 fn view_of(argv: &[&str], out: &str, budget: usize) -> String {
+    view_at(argv, out, budget, Level::Two)
+}
+
+/// The view at `level` of stdout `out` of `argv` in `budget` bytes, checked
+/// line by line against the raw output.
+fn view_at(argv: &[&str], out: &str, budget: usize, level: Level) -> String {
     let argv: Vec<String> = argv.iter().map(|a| a.to_string()).collect();
     let req = Request {
         argv: &argv,
@@ -23,7 +29,7 @@ fn view_of(argv: &[&str], out: &str, budget: usize) -> String {
         stderr: b"",
         exit: 0,
     };
-    let mut opts = Options::new(Level::Two, Handle::parse(HANDLE));
+    let mut opts = Options::new(level, Handle::parse(HANDLE));
     opts.budget = budget;
     let v = view(&req, &opts);
     let text = String::from_utf8(v.stdout.into_owned()).expect("utf-8");
@@ -456,4 +462,53 @@ fn apt_keeps_each_new_version_before_it_drops_the_old() {
             "{n} lost its new version: {line}\n{v}"
         );
     }
+}
+
+/// Level 1 showed a digest's first twenty lines and `… 281 more digest
+/// lines`: a 300-file grep named nineteen files. It fits the same list by the
+/// ladder into the bytes those lines take instead, so every file is named or
+/// under a group with its count.
+#[test]
+fn level_one_fits_a_300_item_digest_instead_of_cutting_it() {
+    let dirs = [
+        "services/billing",
+        "services/ledger",
+        "services/web/api",
+        "tools",
+        "lib/core",
+        "lib/util",
+        "docs",
+    ];
+    let kinds = ["alpha", "beta", "gamma", "delta"];
+    let mut out = String::new();
+    let mut files = Vec::new();
+    for i in 0..300 {
+        let f = format!("{}/mod_{}{i}.py", dirs[i * 7 % dirs.len()], kinds[i % 4]);
+        out.push_str(&format!("{f}:{}:    # TODO handle retry {i}\n", i * 3 + 1));
+        files.push(f);
+    }
+    let v = view_at(&["grep", "-rn", "TODO", "."], &out, 4096, Level::One);
+    assert!(!v.contains("more digest lines"), "{v}");
+    check_reachable(&files, &v, true).expect("every file reachable");
+    let two = view_of(&["grep", "-rn", "TODO", "."], &out, 4096);
+    assert!(v.len() < two.len() / 2, "level 1 is not smaller:\n{v}");
+    // And 300 upgradable packages.
+    let mut out = String::from("Listing...\n");
+    let names: Vec<String> = (0..300)
+        .map(|i| {
+            format!(
+                "{}-{}{i}",
+                ["lib", "python3", "node", "golang"][i % 4],
+                kinds[i % 3]
+            )
+        })
+        .collect();
+    for n in &names {
+        out.push_str(&format!(
+            "{n}/stable,now 1.2.3-1 amd64 [installed,upgradable to: 1.2.4-1]\n"
+        ));
+    }
+    let v = view_at(&["apt", "list", "--installed"], &out, 4096, Level::One);
+    assert!(!v.contains("more digest lines"), "{v}");
+    check_reachable(&names, &v, true).expect("every package reachable");
 }
