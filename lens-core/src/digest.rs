@@ -913,18 +913,35 @@ fn findings(doc: &Doc, groups: &[FindingGroup], detail: Detail) -> Vec<Piece> {
                 }
             }
         }
-        let list: Vec<String> = list
-            .into_iter()
-            .map(|(item, n)| {
-                if n > 1 {
-                    format!("{item} (×{n})")
-                } else {
-                    item
-                }
-            })
-            .collect();
+        // One message at every location of a cascade (a header's error in each
+        // file that includes it): the line says each place holds the report
+        // printed just above it, so the reader need not fetch one to know,
+        // and its places fold into brace ranges. (Quoting the message again
+        // would repeat the example line above it.) A pair is left as it was.
+        let said = &g.said[0];
+        let same = g.at.len() >= SAME_MIN
+            && g.at.iter().all(|(_, vals)| vals.is_empty())
+            && g.said.iter().all(|s| s == said);
+        let list: Vec<String> = if same {
+            fold_locations(&list)
+        } else {
+            list.into_iter()
+                .map(|(item, n)| {
+                    if n > 1 {
+                        format!("{item} (×{n})")
+                    } else {
+                        item
+                    }
+                })
+                .collect()
+        };
+        let head = if same {
+            format!("same {} ×{}{under} at: ", g.rule, g.at.len())
+        } else {
+            format!("{} ×{}{under}: ", g.rule, g.at.len())
+        };
         out.push(Piece {
-            head: format!("{} ×{}{under}: ", g.rule, g.at.len()),
+            head,
             items: list,
             sep: ", ",
             heading: false,
@@ -932,6 +949,81 @@ fn findings(doc: &Doc, groups: &[FindingGroup], detail: Detail) -> Vec<Piece> {
         });
     }
     out
+}
+
+/// The fewest reports of one message that its list line says it for.
+const SAME_MIN: usize = 4;
+
+/// Locations of one message, each with how many times it was reported, as
+/// list items: the numbered files that share a line and column
+/// (`src/codec_00.c:4:10`, `src/codec_01.c:4:10`, …) and a directory are one
+/// brace range (`src/codec_{00..15}.c:4:10`) that expands back to each of
+/// them; the rest as printed. Each item stands where its first location stood.
+fn fold_locations(list: &[(String, usize)]) -> Vec<String> {
+    // `path:line[:col]` split before its line: `src/a.c`, `:4:10`.
+    let split = |loc: &str| -> Option<(usize, usize)> {
+        let bare = loc.trim_end_matches(|c: char| c.is_ascii_digit() || c == ':');
+        let at = bare.len() + loc[bare.len()..].find(':')?;
+        let file = &loc[..at];
+        (loc.len() - at > 1 && !file.is_empty() && !file.contains(['{', '}', ',', ' ']))
+            .then(|| (file.rfind('/').map_or(0, |i| i + 1), at))
+    };
+    let plain = |(loc, n): &(String, usize)| match n {
+        1 => loc.clone(),
+        n => format!("{loc} (×{n})"),
+    };
+    // Locations by directory, line and count, in order of first appearance.
+    type Key<'a> = (&'a str, &'a str, usize);
+    let mut groups: Vec<(Key, Vec<usize>)> = Vec::new();
+    let mut group_of = vec![None; list.len()];
+    for (k, (loc, n)) in list.iter().enumerate() {
+        let Some((leaf, at)) = split(loc) else {
+            continue;
+        };
+        let key = (&loc[..leaf], &loc[at..], *n);
+        let g = match groups.iter().position(|g| g.0 == key) {
+            Some(g) => g,
+            None => {
+                groups.push((key, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        groups[g].1.push(k);
+        group_of[k] = Some(g);
+    }
+    // Numbered runs only: a range is what a reader (and the compare table's
+    // name check) expands back; a group without one stays as printed, in order.
+    let folded: Vec<Option<Vec<String>>> = groups
+        .iter()
+        .map(|((dir, rest, n), members)| {
+            let names: Vec<String> = members
+                .iter()
+                .map(|&k| list[k].0[dir.len()..list[k].0.len() - rest.len()].to_string())
+                .collect();
+            let runs = number_runs(&names);
+            (runs.len() < names.len()).then(|| {
+                runs.iter()
+                    .map(|run| match (n, run.contains("..")) {
+                        (1, _) => format!("{dir}{run}{rest}"),
+                        (n, true) => format!("{dir}{run}{rest} (×{n} each)"),
+                        (n, false) => format!("{dir}{run}{rest} (×{n})"),
+                    })
+                    .collect()
+            })
+        })
+        .collect();
+    let mut items = Vec::with_capacity(list.len());
+    for (k, item) in list.iter().enumerate() {
+        match group_of[k].and_then(|g| folded[g].as_ref().map(|f| (g, f))) {
+            Some((g, runs)) => {
+                if groups[g].1[0] == k {
+                    items.extend(runs.iter().cloned());
+                }
+            }
+            None => items.push(plain(item)),
+        }
+    }
+    items
 }
 
 /// The column every `file:line:col` location shares, when saying it once (`each
@@ -1197,7 +1289,7 @@ mod tests {
         let lines = build_digest(&same);
         assert_eq!(
             lines.last().unwrap(),
-            "E0308 ×12 (each at column 11): src/a.rs:7, src/b.rs:12, src/c.rs:17, src/a.rs:22, \
+            "same E0308 ×12 (each at column 11) at: src/a.rs:7, src/b.rs:12, src/c.rs:17, src/a.rs:22, \
              src/b.rs:27, src/c.rs:32, src/a.rs:37, src/b.rs:42, src/c.rs:47, src/a.rs:52, \
              src/b.rs:57, src/c.rs:62"
         );
@@ -1208,7 +1300,7 @@ mod tests {
             .map(|i| report("a", 5 * i as u32 + 7, 11 + (i == 4) as u32))
             .collect();
         let list = build_digest(&mixed).pop().unwrap();
-        assert!(list.starts_with("E0308 ×12: src/a.rs:7:11, "), "{list}");
+        assert!(list.contains(" ×12 at: src/a.rs:7:11, "), "{list}");
         assert!(list.contains("src/a.rs:27:12"), "{list}");
         // Two locations save less than the note costs.
         assert_eq!(shared_column(&["src/a.rs:7:11", "src/b.rs:7:11"]), None);

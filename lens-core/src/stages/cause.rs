@@ -283,7 +283,7 @@ mod tests {
         assert!(lines[4].ends_with("expected `u32`, found `String`"));
         let list = lines.last().unwrap();
         assert!(
-            list.starts_with("E0308 ×40 (each at column 11): src/m.rs:3, src/m.rs:8, "),
+            list.starts_with("same E0308 ×40 (each at column 11) at: src/m.rs:3, src/m.rs:8, "),
             "{list}"
         );
         assert!(list.ends_with("src/m.rs:198"), "{list}");
@@ -330,9 +330,11 @@ mod tests {
             .iter()
             .any(|l| l.contains("did you forget to ‘#include <stddef.h>’")));
         let list = lines.last().unwrap();
-        assert!(
-            list.starts_with("error ×16: include/frame.h:6:5 (×8), src/c00.c:4:10, src/c01.c:4:10"),
-            "{list}"
+        // One message everywhere: the line says so, and the files that share a
+        // line fold into one brace range that expands back to each of them.
+        assert_eq!(
+            list,
+            "same error ×16 at: include/frame.h:6:5 (×8), src/c{00..07}.c:4:10"
         );
         // make's lines between the regions stay.
         let shown: Vec<&str> = doc
@@ -343,6 +345,61 @@ mod tests {
             .collect();
         assert_eq!(shown.len(), 8, "{shown:#?}");
         assert!(shown.iter().all(|l| l.starts_with("make: *** ")));
+    }
+
+    /// The names one brace word stands for: `a{1..3}b`, `a{x,y}b`, one level.
+    fn expand(word: &str) -> Vec<String> {
+        let (Some(open), Some(close)) = (word.find('{'), word.find('}')) else {
+            return vec![word.to_string()];
+        };
+        let (pre, inner, post) = (&word[..open], &word[open + 1..close], &word[close + 1..]);
+        let alts: Vec<String> = match inner.split_once("..") {
+            Some((a, b)) => {
+                let (x, y): (u32, u32) = (a.parse().unwrap(), b.parse().unwrap());
+                (x..=y).map(|n| format!("{n:0w$}", w = a.len())).collect()
+            }
+            None => inner.split(',').map(String::from).collect(),
+        };
+        alts.iter().map(|a| format!("{pre}{a}{post}")).collect()
+    }
+
+    #[test]
+    fn a_make_k_cascade_names_every_failing_file_and_line_as_the_same_error() {
+        // `make -k` of tasks/cascading-errors: sixteen files, each failing on
+        // the header they include and on its own two uses of `size_t`. The view
+        // listed the places without saying they held the one error shown, and
+        // an agent opened src/codec_00.c to find out.
+        let raw = include_str!("../../tests/fixtures/make-k-cascade.stdout");
+        let argv: Vec<String> = ["make", "-k"].map(String::from).to_vec();
+        let req = crate::Request {
+            argv: &argv,
+            stdout: raw.as_bytes(),
+            stderr: b"",
+            exit: 2,
+        };
+        let opts = crate::Options::new(crate::Level::Two, crate::Handle::parse("0a1b2c3d"));
+        let v = crate::view(&req, &opts);
+        let text = String::from_utf8_lossy(&v.stdout);
+        let group = text
+            .lines()
+            .find(|l| l.starts_with("same error ×64 at: "))
+            .unwrap_or_else(|| panic!("{text}"));
+        let named: Vec<String> = group
+            .split_once(" at: ")
+            .unwrap()
+            .1
+            .split(", ")
+            .flat_map(|w| expand(w.split(' ').next().unwrap()))
+            .collect();
+        for l in raw.lines() {
+            if let Some((at, _)) = l.split_once(": error: ") {
+                assert!(named.iter().any(|n| n == at), "{at} not named: {group}");
+            }
+        }
+        assert!(
+            group.contains("src/codec_{00..15}.c:4:10") && group.len() < 220,
+            "{group}"
+        );
     }
 
     #[test]

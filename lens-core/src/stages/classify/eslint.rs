@@ -151,12 +151,11 @@ mod tests {
         let text = String::from_utf8_lossy(&v.stdout);
         let group = text
             .lines()
-            .find(|l| l.starts_with("eqeqeq ×12"))
+            .find(|l| l.starts_with("same eqeqeq "))
             .unwrap_or_else(|| panic!("{text}"));
         assert_eq!(
             group,
-            "eqeqeq ×12 (paths from /tmp/project/; each at column 18): app/lib/m0.js:7, app/src/m1.js:7, app/src/m2.js:7, app/lib/m3.js:7, app/src/m4.js:7, app/src/m5.js:7, app/lib/m6.js:7, app/src/m7.js:7, app/src/m8.js:7, app/lib/m9.js:7, app/src/m10.js:7, app/src/m11.js:7"
-
+            "same eqeqeq ×12 (paths from /tmp/project/; each at column 18) at: app/lib/m0.js:7, app/src/m1.js:7, app/src/m2.js:7, app/lib/m3.js:7, app/src/m4.js:7, app/src/m5.js:7, app/lib/m6.js:7, app/src/m7.js:7, app/src/m8.js:7, app/lib/m9.js:7, app/src/m10.js:7, app/src/m11.js:7"
         );
     }
 
