@@ -208,13 +208,35 @@ impl List {
                     _ => i.to_string(),
                 }
             };
+            // An `ls` name gives up its size before anything else
+            // (`a.log(4096)`, a run's `a{1..3}.log (12-40)`), and groups by
+            // the name alone.
+            let sized = |i: &str| -> Option<String> {
+                let (name, size) = i.strip_suffix(')')?.rsplit_once('(')?;
+                let digit = size.starts_with(|c: char| c.is_ascii_digit());
+                (digit && !name.is_empty()).then(|| name.trim_end().to_string())
+            };
+            // A size ten times the median or more is what a reader looks for
+            // in a listing: it is never given up.
+            let bytes =
+                |i: &str| -> Option<u64> { i.strip_suffix(')')?.rsplit_once('(')?.1.parse().ok() };
+            let mut sizes: Vec<u64> = e.items.iter().filter_map(|i| bytes(i)).collect();
+            sizes.sort_unstable();
+            let median = (sizes.len() >= 8).then(|| sizes[sizes.len() / 2].max(1));
+            let outlier = |i: &str| median.is_some_and(|m| bytes(i).is_some_and(|b| b >= m * 10));
             let items: Vec<Item> = e
                 .items
                 .iter()
-                .map(|i| Item {
-                    forms: vec![(i.clone(), 0)],
-                    key: path(i),
-                    names: 1,
+                .map(|i| {
+                    let name = sized(i);
+                    let key = name.as_deref().unwrap_or(i).trim_end_matches('*');
+                    let mut forms = vec![(i.clone(), 0)];
+                    forms.extend(name.clone().filter(|_| !outlier(i)).map(|b| (b, 0)));
+                    Item {
+                        forms,
+                        key: path(key),
+                        names: 1,
+                    }
                 })
                 .collect();
             let room = share.saturating_sub(e.key.len() + 1);

@@ -512,3 +512,105 @@ fn level_one_fits_a_300_item_digest_instead_of_cutting_it() {
     assert!(!v.contains("more digest lines"), "{v}");
     check_reachable(&names, &v, true).expect("every package reachable");
 }
+
+/// 400 files of mixed names in one directory, and a subdirectory: names
+/// that count up, names sharing a word, and names alone.
+fn mixed_dir() -> Vec<String> {
+    let words = [
+        "alpha", "bravo", "config", "daemon", "engine", "filter", "gateway", "handler", "index",
+        "journal", "kernel", "ledger", "mailer", "notify", "orders", "parser", "queue",
+    ];
+    let mut names = BTreeSet::new();
+    let mut k = 0usize;
+    while names.len() < 400 {
+        let w = words[k % words.len()];
+        let v = words[(k * 7 + 3) % words.len()];
+        names.insert(match k % 5 {
+            0 => format!("{w}_{:03}.json", k % 41),
+            1 => format!("{w}-{v}.py"),
+            2 => format!("test_{w}_{v}.py"),
+            3 => format!("{}{}.md", ["README", "NOTES", "Makefile"][k % 3], k % 97),
+            _ => format!("{v}{w}.{}", ["cfg", "txt"][k % 2]),
+        });
+        k += 1;
+    }
+    names.into_iter().collect()
+}
+
+/// What an `ls` view names: every word, less a size `(1234)`, a run's sizes
+/// and a `*`, brace-expanded; and its groups, `alpha-* (12 files)`.
+fn ls_said(view: &str) -> (BTreeSet<String>, Vec<(String, usize)>) {
+    let mut named = BTreeSet::new();
+    let mut groups = Vec::new();
+    for line in view.lines().filter(|l| !l.starts_with("[lens: ")) {
+        let words: Vec<&str> = line
+            .split(' ')
+            .map(|w| w.trim_end_matches(','))
+            .filter(|w| !w.is_empty())
+            .collect();
+        for (i, w) in words.iter().enumerate() {
+            let w = match w.rfind('(') {
+                Some(k) if k > 0 => &w[..k],
+                _ => w,
+            };
+            let w = w.trim_end_matches(['*', ':']);
+            for n in expand(w) {
+                named.insert(n);
+            }
+            let count = words
+                .get(i + 1)
+                .and_then(|c| c.strip_prefix('('))
+                .and_then(|c| c.parse().ok());
+            if let (Some(n), true) = (count, w.len() < words[i].len() || words[i].ends_with('*')) {
+                groups.push((words[i].trim_end_matches('*').to_string(), n));
+            }
+        }
+    }
+    (named, groups)
+}
+
+/// `ls -la` and `ls -R` of a directory of 400 files: the view said a prefix
+/// of the names and `… +217`. Every file is named now, or falls under a
+/// group that prints its prefix and counts it.
+#[test]
+fn ls_names_every_file_of_a_large_directory_or_groups_it() {
+    let names = mixed_dir();
+    let mut la = String::from("total 1640\ndrwxr-xr-x 3 ada ada 12288 Feb  3 10:00 .\ndrwxr-xr-x 9 ada ada  4096 Feb  3 10:00 ..\ndrwxr-xr-x 2 ada ada  4096 Feb  3 10:00 sub\n");
+    for (i, n) in names.iter().enumerate() {
+        la.push_str(&format!(
+            "-rw-r--r-- 1 ada ada {:>5} Feb  3 10:00 {n}\n",
+            (i * 7919) % 5000 + 10
+        ));
+    }
+    let mut r = String::from(".:\n");
+    for n in names.iter().chain(["sub".to_string()].iter()) {
+        r.push_str(&format!("{n}\n"));
+    }
+    r.push_str("\n./sub:\n");
+    let subs: Vec<String> = (0..20).map(|i| format!("part{i}.dat")).collect();
+    for n in &subs {
+        r.push_str(&format!("{n}\n"));
+    }
+    for (argv, out, want) in [
+        (&["ls", "-la"][..], &la, names.clone()),
+        (
+            &["ls", "-R"][..],
+            &r,
+            names.iter().chain(&subs).cloned().collect(),
+        ),
+    ] {
+        let v = view_of(argv, out, 4096);
+        assert!(!v.contains("… +"), "a prefix and a count:\n{v}");
+        let (named, groups) = ls_said(&v);
+        for n in &want {
+            let under = groups.iter().any(|(p, _)| n.starts_with(p.as_str()));
+            assert!(named.contains(n) || under, "{n} unreachable:\n{v}");
+        }
+        let grouped: usize = groups.iter().map(|g| g.1).sum();
+        let unnamed = want.iter().filter(|n| !named.contains(*n)).count();
+        assert!(
+            grouped >= unnamed,
+            "{grouped} grouped, {unnamed} unnamed:\n{v}"
+        );
+    }
+}

@@ -9,7 +9,9 @@
 //! into the shell's brace form (`src/api/{invoice,refund}.rs`, numbered runs as
 //! `handler_{001..220}.rs`); then directories or name prefixes standing for the
 //! items under them with counts (`services/ledger/ (12 files, 40 matches)`), the
-//! deepest grouping that fits; last, one group per first letter. Every item is
+//! deepest grouping that fits; then the shallowest groups with the names too
+//! short to be in one under their first letter; last, one group per first
+//! letter. Every item is
 //! named on every rung or falls under a group line that names its prefix and
 //! counts it; the raw region holds the detail.
 
@@ -39,9 +41,10 @@ pub struct Nouns {
     /// The names under an item, when they are not the items themselves
     /// (`match`, `matches`).
     pub name: Option<(&'static str, &'static str)>,
-    /// What splits a key into the parts a group is made of: `/` for paths,
-    /// `-` for package names.
-    pub sep: char,
+    /// What splits a key into the parts a group is made of, any of these
+    /// characters: `/` for paths, `-` for package names, `-_` for the names
+    /// in one directory.
+    pub sep: &'static str,
 }
 
 /// `count noun`, the noun agreeing with the count.
@@ -66,14 +69,21 @@ pub fn fit(items: &[Item], room: usize, nouns: Nouns) -> (Vec<String>, usize) {
     // 3 and 4: names folded under their directory, then ever shallower groups.
     let deepest = items.iter().map(|i| parts(&i.key, nouns.sep).len()).max();
     let deepest = deepest.unwrap_or(0);
+    let fits = |lines: &[Line]| lines.iter().map(|l| l.text.len() + 1).sum::<usize>() <= room;
     for depth in (1..=deepest).rev() {
-        let lines = grouped(items, nouns, Some(depth));
-        if lines.iter().map(|l| l.text.len() + 1).sum::<usize>() <= room {
+        let lines = grouped(items, nouns, Some(depth), false);
+        if fits(&lines) {
             return refine(items, lines, room);
         }
     }
-    // 5: the last resort, one group per first letter; an item is never dropped.
-    refine(items, grouped(items, nouns, None), room)
+    // 5: the shallowest groups, and the names too short to be in one (a
+    // directory's `Makefile`, `NOTES1.md`) under their first letter.
+    let lines = grouped(items, nouns, Some(1), true);
+    if fits(&lines) {
+        return refine(items, lines, room);
+    }
+    // 6: the last resort, one group per first letter; an item is never dropped.
+    refine(items, grouped(items, nouns, None, false), room)
 }
 
 /// Rung 2: the item whose current form is longest steps down to its next form
@@ -114,8 +124,8 @@ fn shortened(items: &[Item], room: usize) -> Option<(Vec<String>, usize)> {
 
 /// A key's parts, each with the separator that ends it: `src/api/a.rs` is
 /// `src/`, `api/`, `a.rs`.
-fn parts(key: &str, sep: char) -> Vec<&str> {
-    key.split_inclusive(sep).collect()
+fn parts<'a>(key: &'a str, sep: &str) -> Vec<&'a str> {
+    key.split_inclusive(|c| sep.contains(c)).collect()
 }
 
 /// The count a group or a fold prints: `(3 files, 12 matches)`, `(4 packages)`.
@@ -134,30 +144,34 @@ struct Line {
     left: usize,
 }
 
-/// Rungs 3 to 5. With `Some(depth)`, an item whose key has more than `depth`
+/// Rungs 3 to 6. With `Some(depth)`, an item whose key has more than `depth`
 /// parts falls under the group of its first `depth` parts (a group of one item
-/// names it instead), and the items left named are folded with their siblings;
-/// with `None`, every item falls under the group of its key's first letter.
-/// Each line stands where its first item stood.
-fn grouped(items: &[Item], nouns: Nouns, depth: Option<usize>) -> Vec<Line> {
+/// names it instead), and the items left named are folded with their siblings,
+/// or, with `lone`, fall under the group of their first letter; with `None`,
+/// every item falls under the group of its key's first letter. Each line
+/// stands where its first item stood.
+fn grouped(items: &[Item], nouns: Nouns, depth: Option<usize>, lone: bool) -> Vec<Line> {
     let mut lines: Vec<Line> = Vec::new();
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     let mut group_of: HashMap<String, usize> = HashMap::new();
     let mut named: Vec<usize> = Vec::new();
     for (k, item) in items.iter().enumerate() {
         let p = parts(&item.key, nouns.sep);
+        let first = || {
+            item.key
+                .chars()
+                .next()
+                .map(String::from)
+                .unwrap_or_default()
+        };
         let prefix = match depth {
             Some(d) if p.len() > d => p[..d].concat(),
+            Some(_) if lone => first(),
             Some(_) => {
                 named.push(k);
                 continue;
             }
-            None => item
-                .key
-                .chars()
-                .next()
-                .map(String::from)
-                .unwrap_or_default(),
+            None => first(),
         };
         let g = *group_of.entry(prefix.clone()).or_insert_with(|| {
             groups.push((prefix, Vec::new()));
@@ -321,7 +335,7 @@ mod tests {
     const FILES: Nouns = Nouns {
         item: ("file", "files"),
         name: Some(("match", "matches")),
-        sep: '/',
+        sep: "/",
     };
 
     /// A grep's file with `n` matches: in full, then bare with its count.
@@ -434,7 +448,7 @@ mod tests {
         let nouns = Nouns {
             item: ("package", "packages"),
             name: None,
-            sep: '-',
+            sep: "-",
         };
         let items: Vec<Item> = [
             "python3-yaml",
@@ -465,6 +479,40 @@ mod tests {
             "p* (3 packages)|l* (1 package)|z* (1 package)"
         );
         assert_eq!(unlisted, 5);
+    }
+
+    #[test]
+    fn names_of_one_directory_group_by_word_and_the_rest_by_first_letter() {
+        let nouns = Nouns {
+            item: ("name", "names"),
+            name: None,
+            sep: "-_",
+        };
+        let mut names: Vec<String> = Vec::new();
+        for w in ["alpha", "bravo", "config"] {
+            names.extend(
+                (0..12).map(|i| format!("{w}-{}.py", ["x", "yy", "zzz"][i % 3].repeat(i + 1))),
+            );
+        }
+        names.extend((0..9).map(|i| format!("Makefile{}.md", i * 7)));
+        names.extend((0..9).map(|i| format!("NOTES{}.txt", i * 5)));
+        let items: Vec<Item> = names
+            .iter()
+            .map(|n| Item {
+                forms: vec![(format!("{n}(1234)"), 0), (n.clone(), 0)],
+                key: n.clone(),
+                names: 1,
+            })
+            .collect();
+        let (lines, unlisted) = fit(&items, 90, nouns);
+        assert!(size(&lines) <= 90, "{lines:?}");
+        // The words stay groups of their own; the names with no word to
+        // group by go under their first letter, not every name.
+        assert_eq!(
+            lines.join("|"),
+            "alpha-* (12 names)|bravo-* (12 names)|config-* (12 names)|M* (9 names)|N* (9 names)"
+        );
+        assert_eq!(unlisted, names.len());
     }
 
     #[test]

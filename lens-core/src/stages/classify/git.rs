@@ -223,7 +223,7 @@ fn status(doc: &Doc, found: &mut Found, stream: Stream, range: std::ops::Range<u
             nouns: Nouns {
                 item: ("file", "files"),
                 name: None,
-                sep: '/',
+                sep: "/",
             },
             within: true,
         }),

@@ -47,6 +47,8 @@ pub fn find(doc: &Doc, out: &mut Found, stream: Stream, range: std::ops::Range<u
     }
     let body = if let Some(b) = ls(&texts) {
         b
+    } else if let Some(b) = ls_names(&texts, doc.argv) {
+        b
     } else if let Some(b) = apt(&texts) {
         b
     } else if let Some(b) = grep(&texts, searched(doc.argv).as_ref()) {
@@ -112,7 +114,7 @@ fn apt(texts: &[&str]) -> Option<Body> {
         nouns: Nouns {
             item: ("package", "packages"),
             name: None,
-            sep: '-',
+            sep: "-",
         },
         within: false,
     }))
@@ -196,7 +198,7 @@ fn table(texts: &[&str]) -> Option<Body> {
         nouns: Nouns {
             item: ("row", "rows"),
             name: None,
-            sep: '-',
+            sep: "-",
         },
         within: false,
     }))
@@ -259,10 +261,54 @@ fn ls(texts: &[&str]) -> Option<Body> {
         }
     }
     flush(&mut entries, &section, &mut dirs, &mut files, &mut links);
-    Some(Body::Listing {
+    Some(names_list(entries))
+}
+
+/// A directory's names as a list that, cut, names each of them or counts it
+/// under a group (`alpha-* (12 names)`), never a prefix and `… +N`.
+fn names_list(entries: Vec<Entry>) -> Body {
+    Body::List(List {
+        head: Vec::new(),
         template: None,
         entries,
+        nouns: Nouns {
+            item: ("name", "names"),
+            name: None,
+            sep: "-_",
+        },
+        within: true,
     })
+}
+
+/// `ls` without `-l` (`ls`, `ls -R`, `ls -a`): a name per line, each
+/// directory's under its `dir:` header. Only when `argv` ran `ls`: a list of
+/// bare words is no shape of its own.
+fn ls_names(texts: &[&str], argv: &[String]) -> Option<Body> {
+    let name = argv.first()?.rsplit('/').next()?;
+    if name != "ls" || texts.iter().any(|t| looks_like_mode(t)) {
+        return None;
+    }
+    let header = |t: &str| t.ends_with(':') && texts.len() > 1;
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut key = String::from("names:");
+    let mut items: Vec<String> = Vec::new();
+    for t in texts {
+        if header(t) {
+            if !items.is_empty() {
+                entries.push(Entry {
+                    key: std::mem::take(&mut key),
+                    items: std::mem::take(&mut items),
+                });
+            }
+            key = t.to_string();
+            continue;
+        }
+        items.push(t.to_string());
+    }
+    if !items.is_empty() {
+        entries.push(Entry { key, items });
+    }
+    (!entries.is_empty()).then(|| names_list(entries))
 }
 
 /// One file of an `ls -l` listing.
@@ -482,7 +528,7 @@ fn grep(texts: &[&str], pattern: Option<&Regex>) -> Option<Body> {
         nouns: Nouns {
             item: ("file", "files"),
             name: Some(("match", "matches")),
-            sep: '/',
+            sep: "/",
         },
         within: false,
     }))
@@ -523,7 +569,7 @@ fn paths(texts: &[&str]) -> Option<Body> {
         nouns: Nouns {
             item: ("dir", "dirs"),
             name: Some(("entry", "entries")),
-            sep: '/',
+            sep: "/",
         },
         within: false,
     }))
