@@ -98,6 +98,10 @@ pub fn git(dir: &Path, args: &[&str]) {
     assert!(Command::new("git")
         .args(args)
         .current_dir(dir)
+        // Never the developer's repository through an inherited GIT_DIR.
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
         .status()
         .unwrap()
         .success());
