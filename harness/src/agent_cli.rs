@@ -40,6 +40,15 @@ const GEMINI_DEFAULTS: &str = r#"{
 }
 "#;
 
+/// Qwen Code's settings for a run: no usage statistics, telemetry or update
+/// checks.
+const QWEN_DEFAULTS: &str = r#"{
+  "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false}
+}
+"#;
+
 /// The agent CLIs the harness drives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AgentCli {
@@ -57,6 +66,10 @@ pub enum AgentCli {
     Kilo,
     /// pi (`@mariozechner/pi-coding-agent`).
     Pi,
+    /// GitHub Copilot CLI (`@github/copilot`).
+    Copilot,
+    /// Qwen Code (`@qwen-code/qwen-code`).
+    Qwen,
 }
 
 /// One run of a CLI.
@@ -179,13 +192,15 @@ impl RunOutcome {
 impl AgentCli {
     /// The npm-installed ones, in the order the tests take them (Vibe, from
     /// PyPI, is not among them: `harness/agents/package.json` pins these).
-    pub const ALL: [AgentCli; 6] = [
+    pub const ALL: [AgentCli; 8] = [
         AgentCli::Claude,
         AgentCli::Codex,
         AgentCli::Gemini,
         AgentCli::Opencode,
         AgentCli::Kilo,
         AgentCli::Pi,
+        AgentCli::Copilot,
+        AgentCli::Qwen,
     ];
 
     /// The CLI's short name.
@@ -198,6 +213,8 @@ impl AgentCli {
             AgentCli::Vibe => "vibe",
             AgentCli::Kilo => "kilo",
             AgentCli::Pi => "pi",
+            AgentCli::Copilot => "copilot",
+            AgentCli::Qwen => "qwen",
         }
     }
 
@@ -216,6 +233,8 @@ impl AgentCli {
             AgentCli::Vibe => "mistral-vibe",
             AgentCli::Kilo => "@kilocode/cli",
             AgentCli::Pi => "@mariozechner/pi-coding-agent",
+            AgentCli::Copilot => "@github/copilot",
+            AgentCli::Qwen => "@qwen-code/qwen-code",
         }
     }
 
@@ -229,13 +248,16 @@ impl AgentCli {
             AgentCli::Vibe => "3.0.3",
             AgentCli::Kilo => "7.7.7",
             AgentCli::Pi => "0.73.1",
+            AgentCli::Copilot => "1.0.102",
+            AgentCli::Qwen => "0.24.4",
         }
     }
 
     /// The header the CLI sends its API key in, and what comes before the key
     /// there (read from each pinned version's bundle: Claude Code's Messages
     /// client, Codex's `env_key` provider as configured here, the genai
-    /// client in Gemini CLI, OpenCode's OpenAI-compatible provider).
+    /// client in Gemini CLI, OpenCode's OpenAI-compatible provider, the
+    /// OpenAI clients of Copilot CLI's and Qwen Code's providers).
     pub fn key_header(self) -> (&'static str, &'static str) {
         match self {
             AgentCli::Claude => ("x-api-key", ""),
@@ -243,7 +265,9 @@ impl AgentCli {
             | AgentCli::Opencode
             | AgentCli::Kilo
             | AgentCli::Pi
-            | AgentCli::Vibe => ("authorization", "Bearer "),
+            | AgentCli::Vibe
+            | AgentCli::Copilot
+            | AgentCli::Qwen => ("authorization", "Bearer "),
             AgentCli::Gemini => ("x-goog-api-key", ""),
         }
     }
@@ -543,9 +567,42 @@ impl AgentCli {
                 ]);
                 return Ok(vec![spec.prompt.clone()]);
             }
+            AgentCli::Copilot => {
+                // Copilot CLI 1.0.102's own provider (BYOK) speaks Chat
+                // Completions to the base URL; offline mode skips GitHub
+                // sign-in, telemetry and update checks. Its binary unpacks
+                // its JavaScript (about 235 MB) into a cache at first start:
+                // one cache beside the install serves every run.
+                cmd.env("COPILOT_OFFLINE", "true")
+                    .env("COPILOT_PROVIDER_BASE_URL", format!("{url}/v1"))
+                    .env("COPILOT_PROVIDER_API_KEY", key)
+                    .env("COPILOT_MODEL", "scripted")
+                    .env("COPILOT_PKG_CACHE_HOME", copilot_cache())
+                    .args(["-p", &spec.prompt, "--output-format", "json"])
+                    .arg("--no-auto-update");
+            }
+            AgentCli::Qwen => {
+                // Qwen Code 0.24.4's OpenAI auth reads the base URL, key and
+                // model from the environment; usage statistics and telemetry
+                // go off in the user settings, where the test's file does not
+                // set them.
+                add_missing_keys(&spec.home.join(".qwen/settings.json"), QWEN_DEFAULTS)?;
+                cmd.env("OPENAI_BASE_URL", format!("{url}/v1"))
+                    .env("OPENAI_API_KEY", key)
+                    .env("OPENAI_MODEL", "scripted")
+                    .env("QWEN_CODE_NO_RELAUNCH", "1")
+                    .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1")
+                    .args(["--auth-type", "openai", "-o", "stream-json"]);
+                return Ok(vec![spec.prompt.clone()]);
+            }
         }
         Ok(Vec::new())
     }
+}
+
+/// Where Copilot CLI unpacks itself: beside the installed CLIs.
+fn copilot_cache() -> PathBuf {
+    AgentCli::bin_dir().join("../../copilot-cache")
 }
 
 fn bin_dir_from(var: Option<OsString>) -> PathBuf {
