@@ -491,7 +491,7 @@ pub fn parse_since(v: &str, now_ms: u64) -> Option<u64> {
 
 /// `lens init --help`. The flags named here are the ones [`parse_init`] accepts.
 pub const INIT_HELP: &str = "\
-usage: lens init [--agent claude|codex|gemini|cursor|opencode|vibe|kilo|pi|droid|auggie|crush|continue|aider]...
+usage: lens init [--agent claude|codex|gemini|cursor|opencode|vibe|kilo|pi|copilot|qwen|droid|auggie|crush|continue|aider]...
                  [--global|--project] [--dry-run] [--uninstall]
 
 Wires Lens into coding agents' after-tool hooks. With no --agent it detects the
@@ -546,7 +546,7 @@ fn parse_init(args: Vec<String>) -> Result<Invocation, String> {
 
 /// `lens hook --help`. The hook takes no flags but this one.
 pub const HOOK_HELP: &str = "\
-usage: lens hook claude|codex|gemini|opencode|vibe|kilo|pi
+usage: lens hook claude|codex|gemini|opencode|vibe|kilo|pi|copilot|qwen
 
 Answers an agent's after-tool event given on stdin: the event's output, filtered
 as the command's own. `lens init` installs it; you rarely run it by hand.

@@ -1132,3 +1132,122 @@ fn kilo_pi_and_droid_get_what_they_read() {
         text(&refused.stderr)
     );
 }
+
+// Copilot CLI 1.0.102: a hooks file of Lens's own in each scope, the
+// awareness block in copilot-instructions.md; its postToolUse event (a failing
+// command's too) is answered with `modifiedResult`, Copilot's last line kept.
+#[test]
+fn copilot_installs_a_post_tool_use_hook_and_answers_with_the_view() {
+    round_trip(
+        "copilot",
+        "--project",
+        &[("proj/.github/copilot-instructions.md", "Use pnpm.\n")],
+    );
+    round_trip(
+        "copilot",
+        "--global",
+        &[("home/.copilot/settings.json", "{\"theme\": \"dim\"}\n")],
+    );
+    let b = Box_::new("copilot-hook");
+    let said = text(
+        &b.lens(&["init", "--agent", "copilot", "--project"], None)
+            .stdout,
+    );
+    assert!(
+        said.lines().any(|l| l.starts_with(
+            "copilot: Copilot CLI runs a repository's hooks only in a trusted folder"
+        )),
+        "{said}"
+    );
+    let hooks: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(b.proj().join(".github/hooks/lens.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        hooks["hooks"]["postToolUse"][0]["bash"],
+        "lens hook copilot"
+    );
+    let trailer = "\n<shellId: 4 completed with exit code 1>";
+    let event = serde_json::json!({
+        "sessionId": "s", "timestamp": 1, "cwd": b.proj(),
+        "toolName": "bash",
+        "toolArgs": {"command": "git status; exit 1", "description": "d"},
+        "toolResult": {"resultType": "success",
+            "textResultForLlm": format!("{}{trailer}", status_output(300).trim_end())},
+    });
+    let out = b.lens(&["hook", "copilot"], Some(&event.to_string()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let read = answer["modifiedResult"]["textResultForLlm"]
+        .as_str()
+        .unwrap();
+    assert!(
+        read.ends_with(trailer) && read.contains("[lens: "),
+        "{read}"
+    );
+    assert!(read.len() < 4096 + trailer.len(), "{}", read.len());
+    let shown = b.lens(&["show", &handle_of(read)], None);
+    assert_eq!(
+        text(&shown.stdout).trim_end(),
+        status_output(300).trim_end()
+    );
+}
+
+// Qwen Code 0.24.4: a PostToolUse group in its settings, the awareness block
+// in QWEN.md; the answer stops the call with the view in Qwen's frame, which
+// `init` says, with the failures the hook never sees.
+#[test]
+fn qwen_installs_a_post_tool_use_hook_and_answers_with_the_view() {
+    round_trip("qwen", "--project", &[("proj/QWEN.md", "Be brief.\n")]);
+    round_trip(
+        "qwen",
+        "--global",
+        &[(
+            "home/.qwen/settings.json",
+            "{\n  // mine\n  \"model\": {\"name\": \"qwen3-coder\"}\n}\n",
+        )],
+    );
+    let b = Box_::new("qwen-hook");
+    let said = text(
+        &b.lens(&["init", "--agent", "qwen", "--global"], None)
+            .stdout,
+    );
+    for want in [
+        "qwen: Qwen Code 0.24.4 lets a hook replace a result only by stopping the call",
+        "qwen: Qwen Code 0.24.4 hands a command that exits non-zero to PostToolUseFailure",
+    ] {
+        assert!(said.lines().any(|l| l.starts_with(want)), "{said}");
+    }
+    let settings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(b.home().join(".qwen/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        settings["hooks"]["PostToolUse"][0],
+        serde_json::json!({"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "lens hook qwen"}]})
+    );
+    let output = status_output(300);
+    let output = output.trim_end();
+    let trailer = "\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: (none)";
+    let event = serde_json::json!({
+        "session_id": "s", "cwd": b.proj(), "hook_event_name": "PostToolUse",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "git status", "description": "d"},
+        "tool_response": {
+            "llmContent": format!("Command: git status\nDirectory: (root)\nOutput: {output}{trailer}"),
+            "returnDisplay": output,
+        },
+    });
+    let out = b.lens(&["hook", "qwen"], Some(&event.to_string()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["continue"], false);
+    let read = answer["stopReason"].as_str().unwrap();
+    assert!(
+        read.starts_with("Command: git status\nDirectory: (root)\nOutput: ")
+            && read.ends_with(trailer),
+        "{read}"
+    );
+    let shown = b.lens(&["show", &handle_of(read)], None);
+    assert_eq!(text(&shown.stdout).trim_end(), output);
+}

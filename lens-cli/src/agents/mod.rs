@@ -9,7 +9,8 @@
 //! `AfterTool` hook for Gemini CLI, a `tool.execute.after` plugin for
 //! OpenCode and Kilo Code CLI, a `tool_result` extension for pi (Factory
 //! Droid's after-tool hook cannot replace an output: it gets the awareness
-//! block only). It also adds an allow rule for `lens show` (never for `lens` as a
+//! block only), a `postToolUse` hook for Copilot CLI, a `PostToolUse` hook
+//! for Qwen Code. It also adds an allow rule for `lens show` (never for `lens` as a
 //! whole, which would allow every command), and a short awareness block in the
 //! file the agent reads every session. Every edit is recorded in a manifest
 //! under Lens's state directory with a backup of the file as it was, so
@@ -24,12 +25,14 @@
 pub mod awareness_only;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod droid;
 pub mod gemini;
 pub mod jsonedit;
 pub mod kilo;
 pub mod opencode;
 pub mod pi;
+pub mod qwen;
 pub mod vibe;
 
 use std::fs;
@@ -69,11 +72,15 @@ pub enum Agent {
     Pi,
     /// Factory Droid.
     Droid,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Qwen Code.
+    Qwen,
 }
 
 impl Agent {
     /// Every agent, in the order `init` reports them.
-    pub const ALL: [Agent; 13] = [
+    pub const ALL: [Agent; 15] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -87,6 +94,8 @@ impl Agent {
         Agent::Kilo,
         Agent::Pi,
         Agent::Droid,
+        Agent::Copilot,
+        Agent::Qwen,
     ];
 
     /// Its name on the command line.
@@ -105,6 +114,8 @@ impl Agent {
             Agent::Kilo => "kilo",
             Agent::Pi => "pi",
             Agent::Droid => "droid",
+            Agent::Copilot => "copilot",
+            Agent::Qwen => "qwen",
         }
     }
 
@@ -153,6 +164,8 @@ impl Agent {
             Agent::Kilo => (&["kilo", "kilocode"], ".config/kilo"),
             Agent::Pi => (&["pi"], ".pi"),
             Agent::Droid => (&["droid"], ".factory"),
+            Agent::Copilot => (&["copilot"], ".copilot"),
+            Agent::Qwen => (&["qwen"], ".qwen"),
         };
         home.join(dir).is_dir() || programs.iter().any(|p| on_path(p))
     }
@@ -320,6 +333,14 @@ pub fn edits(agent: Agent, scope: Scope, place: &Place) -> Result<Vec<Edit>, Str
         (Agent::Pi, Scope::Global) => vec![pi_edit(h.join(".pi/agent/extensions/lens.js"))],
         (Agent::Pi, Scope::Project) => vec![pi_edit(p.join(".pi/extensions/lens.js"))],
         (Agent::Droid, _) => Vec::new(),
+        (Agent::Copilot, Scope::Global) => {
+            vec![copilot::hooks_edit(h.join(".copilot/hooks/lens.json"))]
+        }
+        (Agent::Copilot, Scope::Project) => {
+            vec![copilot::hooks_edit(p.join(".github/hooks/lens.json"))]
+        }
+        (Agent::Qwen, Scope::Global) => vec![qwen::hook_edit(h.join(".qwen/settings.json"))],
+        (Agent::Qwen, Scope::Project) => vec![qwen::hook_edit(p.join(".qwen/settings.json"))],
     };
     edits.push(match (agent, scope) {
         (Agent::Claude, Scope::Global) => block(h.join(".claude/CLAUDE.md")),
@@ -332,6 +353,10 @@ pub fn edits(agent: Agent, scope: Scope, place: &Place) -> Result<Vec<Edit>, Str
         (Agent::Kilo, Scope::Global) => block(h.join(".config/kilo/AGENTS.md")),
         (Agent::Pi, Scope::Global) => block(h.join(".pi/agent/AGENTS.md")),
         (Agent::Droid, Scope::Global) => block(h.join(".factory/AGENTS.md")),
+        (Agent::Copilot, Scope::Global) => block(h.join(".copilot/copilot-instructions.md")),
+        (Agent::Copilot, Scope::Project) => block(p.join(".github/copilot-instructions.md")),
+        (Agent::Qwen, Scope::Global) => block(h.join(".qwen/QWEN.md")),
+        (Agent::Qwen, Scope::Project) => block(p.join("QWEN.md")),
         (Agent::Cursor, _) => Edit {
             path: p.join(".cursor/rules/lens.mdc"),
             change: Change::Block {
@@ -369,6 +394,8 @@ pub fn needs(agent: Agent, scope: Scope, place: &Place) -> Vec<String> {
             codex::project_trust(&place.project),
         ],
         (Agent::Gemini, Scope::Project) => vec![gemini::TRUST.into()],
+        (Agent::Copilot, Scope::Project) => vec![copilot::TRUST.into()],
+        (Agent::Qwen, _) => vec![qwen::STOPPED.into()],
         (Agent::Cursor, _) => vec![
             "Cursor has no after-tool hook Lens can use: only the awareness block is installed"
                 .into(),
@@ -390,6 +417,7 @@ pub fn needs(agent: Agent, scope: Scope, place: &Place) -> Vec<String> {
 pub fn limits(agent: Agent) -> Option<&'static str> {
     match agent {
         Agent::Claude => Some(claude::FAILURES),
+        Agent::Qwen => Some(qwen::FAILURES),
         _ => None,
     }
 }
@@ -426,6 +454,8 @@ pub fn read_event(agent: Agent, event: &Value) -> Option<crate::captured::Captur
         Agent::Opencode | Agent::Kilo => opencode::read_event(event),
         Agent::Vibe => vibe::read_event(event),
         Agent::Pi => pi::read_event(event),
+        Agent::Copilot => copilot::read_event(event),
+        Agent::Qwen => qwen::read_event(event),
         Agent::Cursor
         | Agent::Droid
         | Agent::Auggie
@@ -457,6 +487,8 @@ pub fn model_would_read(agent: Agent, event: &Value, output_len: u64) -> u64 {
         Agent::Opencode | Agent::Kilo => opencode::model_would_read(event, output_len),
         Agent::Vibe => vibe::model_would_read(event, output_len),
         Agent::Pi => pi::model_would_read(event, output_len),
+        Agent::Copilot => copilot::model_would_read(event, output_len),
+        Agent::Qwen => qwen::model_would_read(event, output_len),
         Agent::Cursor
         | Agent::Droid
         | Agent::Auggie
@@ -480,6 +512,8 @@ pub fn inline_limit(agent: Agent) -> usize {
         Agent::Opencode | Agent::Kilo => opencode::INLINE_LIMIT,
         Agent::Vibe => vibe::INLINE_LIMIT,
         Agent::Pi => pi::INLINE_LIMIT,
+        Agent::Copilot => copilot::INLINE_LIMIT,
+        Agent::Qwen => qwen::INLINE_LIMIT,
         Agent::Cursor
         | Agent::Droid
         | Agent::Auggie
@@ -508,6 +542,8 @@ pub fn answer(agent: Agent, event: &Value, view: &crate::captured::Filtered) -> 
         Agent::Opencode | Agent::Kilo => opencode::answer(view),
         Agent::Vibe => vibe::answer(event, view)?,
         Agent::Pi => pi::answer(view),
+        Agent::Copilot => copilot::answer(event, view)?,
+        Agent::Qwen => qwen::answer(event, view)?,
         Agent::Cursor
         | Agent::Droid
         | Agent::Auggie
@@ -573,8 +609,8 @@ pub fn apply(old: Option<&str>, change: &Change) -> Result<Option<String>, Strin
 pub fn strict_reader(agent: Agent) -> Option<&'static str> {
     match agent {
         // Claude Code's settings parser and Codex's `serde_json` reading of
-        // hooks.json both refuse the whole file; Gemini CLI and OpenCode strip
-        // comments first.
+        // hooks.json both refuse the whole file; Gemini CLI, OpenCode and Qwen
+        // Code strip comments first; Copilot's hooks file is Lens's own.
         Agent::Claude => Some("Claude Code"),
         Agent::Codex => Some("Codex"),
         Agent::Gemini
@@ -587,7 +623,9 @@ pub fn strict_reader(agent: Agent) -> Option<&'static str> {
         | Agent::Vibe
         | Agent::Kilo
         | Agent::Pi
-        | Agent::Droid => None,
+        | Agent::Droid
+        | Agent::Copilot
+        | Agent::Qwen => None,
     }
 }
 
@@ -1065,6 +1103,13 @@ mod tests {
                         );
                     }
                     if let Change::File { contents } = e.change {
+                        if agent == Agent::Copilot {
+                            let v: Value = serde_json::from_str(contents).unwrap();
+                            let hooks: Vec<&String> =
+                                v["hooks"].as_object().unwrap().keys().collect();
+                            assert_eq!(hooks, ["postToolUse"]);
+                            continue;
+                        }
                         assert!(
                             contents.contains("\"tool.execute.after\"")
                                 || contents.contains("pi.on(\"tool_result\""),

@@ -1,0 +1,275 @@
+//! Qwen Code: a `PostToolUse` hook on `run_shell_command` (`lens hook qwen`)
+//! in its settings, and the awareness block in `QWEN.md`.
+//!
+//! Qwen Code forked Gemini CLI but took Claude Code's hook protocol: the
+//! settings group (`hooks.PostToolUse`, a `matcher`, command entries), the
+//! snake_case event (`hook_event_name`, `tool_input.command`, `cwd`,
+//! `tool_response`). The hook runs after Qwen Code ran the command as its
+//! approval mode and rules allowed it, so every permission decision is its
+//! own. `tool_response.llmContent` is the text the model would read: `Command:
+//! …`, `Directory: …`, `Output: …`, then `Error:`, `Exit Code:`, `Signal:` and
+//! `Process Group PGID:` lines; past 30,000 characters the shell tool has
+//! already cut it to a 4,000-character preview and saved the whole text to a
+//! file it names. `tool_response.returnDisplay` is the output itself, whole,
+//! with a last line naming that file when there is one.
+//!
+//! Qwen Code 0.24.4 reads only three things from a `PostToolUse` answer
+//! (`firePostToolUseHook`): `additionalContext`, `artifacts`, and `continue:
+//! false`, which makes the call's result an error whose message is the
+//! answer's `stopReason`, and lets the session go on. That message is what
+//! the model then reads in place of the output, so the hook answers the view,
+//! framed as Qwen Code frames a result, that way; Qwen Code shows the call as
+//! stopped by a hook and lists it among `permission_denials` in its JSON
+//! result, though the command ran ([`STOPPED`]). A command that exits non-zero
+//! fires `PostToolUseFailure` instead, whose answer can only add context: a
+//! failing command reaches the model as Qwen Code cut it ([`FAILURES`]).
+//! (Read in Qwen Code 0.24.4's bundle, `chunks/chunk-DPEB6S2R.js`, and
+//! measured against it.)
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use super::{Change, Edit};
+use crate::captured::{Captured, Filtered};
+
+/// The command the hook runs.
+pub const HOOK: &str = "lens hook qwen";
+
+/// What Qwen Code's shell tool hands the model uncut
+/// (`DEFAULT_SHELL_OUTPUT_THRESHOLD`, 30,000 characters of the framed
+/// text), less room for the frame.
+pub const INLINE_LIMIT: usize = 29_000;
+
+/// What `init` tells the user: the hook never sees a failing command.
+pub const FAILURES: &str = "Qwen Code 0.24.4 hands a command that exits non-zero to PostToolUseFailure, whose answer cannot replace the output: failing builds and tests reach the model as Qwen Code cut them, unless run as `lens <command>`";
+
+/// What `init` tells the user about how a view is answered.
+pub const STOPPED: &str = "Qwen Code 0.24.4 lets a hook replace a result only by stopping the call (continue: false): a shortened call is shown as stopped by a hook and counted among permission_denials in its JSON output, though the command ran";
+
+/// The settings edit: a `PostToolUse` group matching `run_shell_command`.
+pub fn hook_edit(path: PathBuf) -> Edit {
+    Edit {
+        path,
+        change: Change::Hook {
+            event: "PostToolUse",
+            matcher: "run_shell_command",
+            command: HOOK,
+            extra: "",
+        },
+    }
+}
+
+/// The shell tool's notice for a result it cut and saved.
+const CUT: &str = "Tool output was too large and has been truncated.\n";
+/// Where in that notice the framed text starts.
+const CUT_TEXT: &str = "\nTruncated part of the output:\n";
+/// Where the shell tool's preview of a cut result leaves out the middle.
+const CUT_MARK: &str = "\n\n---\n... [CONTENT TRUNCATED] ...\n---\n\n";
+/// The last line `returnDisplay` gets when the output was saved.
+const SAVED: &str = "Output too long and was saved to: ";
+
+/// A framed result split where its output goes: the lines before `Output: `,
+/// the output as the frame holds it, and the trailer from `\nError: ` on.
+fn split_frame(frame: &str) -> Option<(&str, &str, &str)> {
+    let start = if frame.starts_with("Output: ") {
+        0
+    } else {
+        frame.find("\nOutput: ")? + 1
+    };
+    let body = start + "Output: ".len();
+    let end = frame.rfind("\nError: ").filter(|&e| e >= body)?;
+    Some((&frame[..start], &frame[body..end], &frame[end..]))
+}
+
+/// The framed text inside `llmContent`: itself, or the part a cut result
+/// shows after its notice.
+fn frame(llm: &str) -> Option<&str> {
+    if llm.starts_with(CUT) {
+        let at = llm.find(CUT_TEXT)? + CUT_TEXT.len();
+        return Some(&llm[at..]);
+    }
+    Some(llm)
+}
+
+/// The exit code in a frame's trailer (`Exit Code: N`), when it names one.
+fn exit_code(trailer: &str) -> Option<i32> {
+    trailer
+        .lines()
+        .find_map(|l| l.strip_prefix("Exit Code: "))
+        .and_then(|v| v.parse().ok())
+}
+
+/// The command's output in an event: `returnDisplay` when it is the output
+/// (less the saved-file line), checked against the frame; otherwise the
+/// frame's own, when the frame is whole.
+fn output_of(llm: &str, display: Option<&str>) -> Option<String> {
+    let (_, framed, _) = split_frame(frame(llm)?)?;
+    let cut = llm.starts_with(CUT);
+    if let Some(d) = display {
+        let d = match d.rfind(SAVED) {
+            Some(at) if cut && (at == 0 || d[..at].ends_with('\n')) => {
+                d[..at].strip_suffix('\n').unwrap_or(&d[..at])
+            }
+            _ => d,
+        };
+        // The frame holds the whole output, or the start of it when cut.
+        let agrees = if cut {
+            let head = framed.split(CUT_MARK).next().unwrap_or("");
+            head.get(..head.len().min(200))
+                .is_some_and(|h| d.starts_with(h.trim_end_matches('.')))
+        } else {
+            framed == d
+        };
+        if agrees {
+            return Some(d.to_string());
+        }
+    }
+    if cut {
+        return None;
+    }
+    Some(if framed == "(empty)" { "" } else { framed }.to_string())
+}
+
+/// The captured output in a `PostToolUse` event, when it is one Lens filters.
+pub fn read_event(event: &Value) -> Option<Captured> {
+    if event.get("hook_event_name")?.as_str()? != "PostToolUse"
+        || event.get("tool_name")?.as_str()? != "run_shell_command"
+    {
+        return None;
+    }
+    let line = event.pointer("/tool_input/command")?.as_str()?;
+    let r = event.get("tool_response")?;
+    let llm = r.get("llmContent")?.as_str()?;
+    let display = r.get("returnDisplay").and_then(Value::as_str);
+    let output = output_of(llm, display)?;
+    let (_, _, trailer) = split_frame(frame(llm)?)?;
+    Some(Captured {
+        line: line.to_string(),
+        output: output.into_bytes(),
+        full: None,
+        exit: exit_code(trailer),
+        cwd: event.get("cwd").and_then(Value::as_str).map(String::from),
+        level: None,
+        budget: None,
+        partial: false,
+        inline: None,
+    })
+}
+
+/// The answer: the call stopped, with the view framed as Qwen Code frames a
+/// result as the message the model reads.
+pub fn answer(event: &Value, view: &Filtered) -> Option<Value> {
+    let llm = event.pointer("/tool_response/llmContent")?.as_str()?;
+    let (head, _, trailer) = split_frame(frame(llm)?)?;
+    Some(json!({
+        "continue": false,
+        "stopReason": format!("{head}Output: {}{trailer}", view.text.trim_end_matches('\n')),
+    }))
+}
+
+/// Bytes Qwen Code's model reads of this result without Lens: the
+/// `llmContent` the event holds, already cut by the shell tool.
+pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
+    event
+        .pointer("/tool_response/llmContent")
+        .and_then(Value::as_str)
+        .map_or(output_len, |t| t.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(llm: &str, display: &str) -> Value {
+        json!({
+            "session_id": "s",
+            "transcript_path": "/h/.qwen/projects/p/chats/s.jsonl",
+            "cwd": "/p",
+            "hook_event_name": "PostToolUse",
+            "permission_mode": "yolo",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "git status", "description": "x"},
+            "tool_response": {"llmContent": llm, "returnDisplay": display},
+            "tool_use_id": "t",
+        })
+    }
+
+    const TRAILER: &str =
+        "\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: (none)";
+
+    #[test]
+    fn a_whole_result_splits_into_its_output_and_exit_code() {
+        let llm = format!("Command: git status\nDirectory: (root)\nOutput: a\nb{TRAILER}");
+        let c = read_event(&event(&llm, "a\nb")).unwrap();
+        assert_eq!(c.line, "git status");
+        assert_eq!(c.output, b"a\nb");
+        assert_eq!(c.exit, Some(0));
+        assert_eq!(c.cwd.as_deref(), Some("/p"));
+        // Debug mode shows the frame itself: the frame's output is taken.
+        assert_eq!(read_event(&event(&llm, &llm)).unwrap().output, b"a\nb");
+        // An output line that looks like the trailer stays the output's.
+        let out = "x\nError: (none)\ny";
+        let llm = format!("Command: c\nDirectory: (root)\nOutput: {out}{TRAILER}");
+        assert_eq!(
+            read_event(&event(&llm, out)).unwrap().output,
+            out.as_bytes()
+        );
+        let llm = format!("Command: true\nDirectory: (root)\nOutput: (empty){TRAILER}");
+        assert!(read_event(&event(&llm, "")).unwrap().output.is_empty());
+    }
+
+    #[test]
+    fn a_cut_result_is_read_whole_from_the_display() {
+        let file = "/h/.qwen/tmp/abc/run_shell_command_1.output";
+        let llm = format!("{CUT}The full output has been saved to: {file}\nTo read the complete output, use the read_file tool.\n{CUT_TEXT}Command: seq 1 70000\nDirectory: (root)\nOutput: 1\n2\n3\n\n---\n... [CONTENT TRUNCATED] ...\n---\n\n69999\n70000{TRAILER}");
+        let whole: String = (1..=70000).map(|n| format!("{n}\n")).collect();
+        let whole = whole.trim_end();
+        let display = format!("{whole}\n{SAVED}{file}");
+        let c = read_event(&event(&llm, &display)).unwrap();
+        assert_eq!(c.output, whole.as_bytes());
+        assert_eq!(
+            model_would_read(&event(&llm, &display), 9),
+            llm.len() as u64
+        );
+        // Without the display the whole output is not in the event.
+        assert!(read_event(&event(&llm, "")).is_none());
+    }
+
+    #[test]
+    fn what_is_not_a_finished_shell_command_is_left_alone() {
+        let llm = format!("Command: c\nDirectory: (root)\nOutput: a{TRAILER}");
+        let mut e = event(&llm, "a");
+        e["hook_event_name"] = json!("PostToolUseFailure");
+        assert!(read_event(&e).is_none());
+        let mut e = event(&llm, "a");
+        e["tool_name"] = json!("read_file");
+        assert!(read_event(&e).is_none());
+        let e = event(
+            "Command was cancelled by user before it could complete.",
+            "",
+        );
+        assert!(read_event(&e).is_none());
+    }
+
+    #[test]
+    fn the_answer_stops_the_call_with_the_view_in_qwens_frame() {
+        let llm = format!("Command: git status\nDirectory: (root)\nOutput: a\nb{TRAILER}");
+        let v = Filtered {
+            text: "view\n".into(),
+            handle: lens_core::Handle::parse("0000abcd").unwrap(),
+            raw_bytes: 9,
+            argv: vec![],
+            level: lens_core::Level::Two,
+            exit: Some(0),
+        };
+        let a = answer(&event(&llm, "a\nb"), &v).unwrap();
+        assert_eq!(a["continue"], json!(false));
+        assert_eq!(
+            a["stopReason"],
+            json!(format!(
+                "Command: git status\nDirectory: (root)\nOutput: view{TRAILER}"
+            ))
+        );
+    }
+}
