@@ -435,11 +435,13 @@ pub fn made_by_agent(agent: Agent, dir: &Path) -> Vec<PathBuf> {
 
 /// The file's text as `init` wrote it when the only change since is one the
 /// agent makes to every such file by itself (OpenCode puts a `$schema` key at
-/// the top of a config file that has none): that is no edit of the user's.
+/// the top of a config file that has none, Qwen Code a `$version` member at
+/// the end of a settings file): that is no edit of the user's.
 pub fn as_written(agent: Agent, text: &str) -> Option<String> {
     match agent {
         Agent::Opencode => opencode::without_schema(&opencode::OPENCODE, text),
         Agent::Kilo => opencode::without_schema(&kilo::KILO, text),
+        Agent::Qwen => qwen::without_version(text),
         _ => None,
     }
 }

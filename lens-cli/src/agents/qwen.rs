@@ -168,6 +168,18 @@ pub fn answer(event: &Value, view: &Filtered) -> Option<Value> {
     }))
 }
 
+/// The text before Qwen Code added its settings-format `$version` member
+/// (it puts one in every settings file without one when it starts), when
+/// that is the change.
+pub fn without_version(text: &str) -> Option<String> {
+    let root = super::jsonedit::parse(text).ok()?;
+    let super::jsonedit::Kind::Object(members) = &root.kind else {
+        return None;
+    };
+    let at = members.iter().position(|(k, _, _)| k == "$version")?;
+    Some(super::jsonedit::remove(text, &root, at))
+}
+
 /// Bytes Qwen Code's model reads of this result without Lens: the
 /// `llmContent` the event holds, already cut by the shell tool.
 pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
@@ -250,6 +262,14 @@ mod tests {
             "",
         );
         assert!(read_event(&e).is_none());
+    }
+
+    #[test]
+    fn the_version_qwen_adds_to_its_settings_is_recognised() {
+        let written = "{\n  \"telemetry\": {\"enabled\": false},\n  \"hooks\": {\n    \"PostToolUse\": []\n  }\n}\n";
+        let opened = "{\n  \"telemetry\": {\"enabled\": false},\n  \"hooks\": {\n    \"PostToolUse\": []\n  },\n  \"$version\": 4\n}\n";
+        assert_eq!(without_version(opened).as_deref(), Some(written));
+        assert_eq!(without_version(written), None);
     }
 
     #[test]
