@@ -135,11 +135,14 @@ fn received(arm: &Arm, out: &RunOutcome, n: usize) -> Vec<String> {
             );
             // Codex: "Chunk ID: 9fce29\nWall time: 0.0000 seconds\n"; Gemini:
             // "Process Group PGID: 17060"; Claude's persisted-output file names.
+            // Copilot CLI and Qwen Code name the file a cut output went to.
             for (from, to) in [
                 ("Chunk ID: ", '\n'),
                 ("Wall time: ", '\n'),
                 ("PGID: ", '\n'),
                 ("tool-results/", '.'),
+                ("Saved to: ", '\n'),
+                ("saved to: ", '\n'),
             ] {
                 let mut at = 0;
                 while let Some(i) = text[at..].find(from) {
@@ -1222,4 +1225,147 @@ fn kilo_and_pi_uninstall_after_a_session_leaves_no_trace() {
         };
         assert_eq!(trees(), before, "{}", cli.name());
     }
+}
+
+/// About 106 KB of lines, then exit 3: the failure the README's table counts.
+const FAIL_100K: &str = "seq 1 20000; exit 3";
+
+/// Copilot CLI's arguments for a session: every tool allowed but one
+/// command, which a deny rule refuses.
+const COPILOT_ARGS: [&str; 3] = ["--allow-all-tools", "--deny-tool", "shell(touch denied-a)"];
+
+// Copilot CLI 1.0.102: a deny rule refuses one command, every other runs; a
+// failing command is a success result to its postToolUse hook, so the failures
+// reach the model as views too.
+#[test]
+fn copilot_decides_the_same_with_lens() {
+    let commands = [DENIED, ALLOWED, SMALL, BIG, PIPED, FAILING, HUGE, FAIL_100K];
+    let Some((lens, _arm)) = check(
+        AgentCli::Copilot,
+        "deny",
+        &commands,
+        |_| {},
+        &COPILOT_ARGS,
+        &[],
+        Expect {
+            refused: &[(0, "denied")],
+            views: &[3, 4, 5, 6, 7],
+        },
+    ) else {
+        return;
+    };
+    assert!(
+        lens[7].ends_with("completed with exit code 3>"),
+        "{}",
+        lens[7]
+    );
+}
+
+/// Qwen Code's user settings with a deny rule for one command.
+const QWEN_DENY: &str = "{\n  \"permissions\": {\"deny\": [\"Bash(touch denied-a)\"]}\n}\n";
+
+// Qwen Code 0.24.4 in yolo mode: a deny rule in the user's settings refuses
+// one command, every other runs. A command that exits non-zero fires
+// PostToolUseFailure, which cannot replace anything: it reaches the model as
+// Qwen Code cut it, in both arms.
+#[test]
+fn qwen_decides_the_same_with_lens() {
+    let commands = [DENIED, ALLOWED, SMALL, BIG, PIPED, FAILING, HUGE, FAIL_100K];
+    let Some((lens, _arm)) = check(
+        AgentCli::Qwen,
+        "deny",
+        &commands,
+        |a| a.write("home/.qwen/settings.json", QWEN_DENY),
+        &["--approval-mode", "yolo"],
+        &[],
+        Expect {
+            refused: &[(0, "denied")],
+            views: &[3, 4, 6],
+        },
+    ) else {
+        return;
+    };
+    for i in [5, 7] {
+        assert!(handle(&lens[i]).is_none(), "{}", lens[i]);
+        assert!(lens[i].contains("Exit Code: 3"), "{}", lens[i]);
+    }
+}
+
+#[test]
+fn copilot_model_fetches_hidden_lines_with_lens_show() {
+    model_fetches_hidden_lines(AgentCli::Copilot, &["--allow-all-tools"], &[]);
+}
+
+#[test]
+fn qwen_model_fetches_hidden_lines_with_lens_show() {
+    model_fetches_hidden_lines(AgentCli::Qwen, &["--approval-mode", "yolo"], &[]);
+}
+
+/// Installs Lens for `cli` globally and in the project, runs one session,
+/// uninstalls both, and returns what the session's model read.
+fn install_run_uninstall(arm: &Arm, cli: AgentCli, args: &[&str]) -> Vec<String> {
+    for scope in ["--global", "--project"] {
+        let said = arm.lens(&["init", "--agent", cli.name(), scope]);
+        assert!(
+            said.status.success(),
+            "{}",
+            String::from_utf8_lossy(&said.stderr)
+        );
+    }
+    let out = arm.run(cli, &[BIG], args, &[]);
+    let read: Vec<String> = out.tool_results().into_iter().map(|r| r.text).collect();
+    assert_eq!(read.len(), 1, "{}", out.describe());
+    for scope in ["--global", "--project"] {
+        let said = arm.lens(&["init", "--agent", cli.name(), scope, "--uninstall"]);
+        let said = String::from_utf8_lossy(&said.stdout).into_owned();
+        assert!(!said.contains("edited since"), "{said}");
+    }
+    read
+}
+
+// Copilot CLI with Lens installed for the user and the repository (trusted
+// for the run), one session, then uninstalled: the project is as it was, and
+// nothing of Lens's is left in ~/.copilot (the CLI's own session files stay).
+#[test]
+fn copilot_uninstall_after_a_session_leaves_no_trace() {
+    let cli = AgentCli::Copilot;
+    if !available(cli) {
+        return;
+    }
+    let arm = Arm::new(cli, "uninstall", true);
+    let before = tree(&arm.project());
+    let args = ["--allow-all-tools", "--trust-folder"];
+    let read = install_run_uninstall(&arm, cli, &args);
+    assert!(handle(&read[0]).is_some(), "{}", read[0]);
+    assert_eq!(tree(&arm.project()), before);
+    let home = arm.home().join(".copilot");
+    for gone in ["hooks", "copilot-instructions.md"] {
+        assert!(!home.join(gone).exists(), "{gone} is left");
+    }
+}
+
+// Qwen Code with Lens installed for the user and the project, one session,
+// then uninstalled: the user's settings are as they were byte for byte, and
+// the project and ~/.qwen hold nothing of Lens's.
+#[test]
+fn qwen_uninstall_after_a_session_leaves_no_trace() {
+    let cli = AgentCli::Qwen;
+    if !available(cli) {
+        return;
+    }
+    let arm = Arm::new(cli, "uninstall", true);
+    // The runner's own keys are there already, so it leaves the file alone.
+    let settings = "{\n  \"general\": {\"disableAutoUpdate\": true, \"disableUpdateNag\": true},\n  \"privacy\": {\"usageStatisticsEnabled\": false},\n  \"telemetry\": {\"enabled\": false},\n  \"permissions\": {\"deny\": [\"Bash(touch denied-a)\"]}\n}\n";
+    arm.write("home/.qwen/settings.json", settings);
+    let before = tree(&arm.project());
+    let read = install_run_uninstall(&arm, cli, &["--approval-mode", "yolo"]);
+    assert!(handle(&read[0]).is_some(), "{}", read[0]);
+    let after: Vec<String> = tree(&arm.project()).into_keys().collect();
+    let want: Vec<String> = before.keys().cloned().collect();
+    assert_eq!(after, want);
+    assert_eq!(
+        std::fs::read_to_string(arm.home().join(".qwen/settings.json")).unwrap(),
+        settings
+    );
+    assert!(!arm.home().join(".qwen/QWEN.md").exists());
 }
