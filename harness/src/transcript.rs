@@ -344,7 +344,9 @@ fn claude(text: &str, t: &mut Transcript) {
                         continue;
                     }
                     t.tool_calls += 1;
-                    if b["name"] == "Bash" {
+                    // Qwen Code's stream has this shape, its shell tool
+                    // another name.
+                    if b["name"] == "Bash" || b["name"] == "run_shell_command" {
                         if let (Some(id), Some(c)) =
                             (b["id"].as_str(), b["input"]["command"].as_str())
                         {
@@ -849,6 +851,19 @@ mod tests {
             .map(|s| Value::from(*s))
             .collect();
         assert_eq!(argv_line(&argv), "rg \"TeamSheet\"");
+    }
+
+    #[test]
+    fn a_qwen_code_stream_is_read_as_claude_codes() {
+        // Qwen Code 0.24.4's `-o stream-json`, shortened.
+        let text = r#"{"type":"assistant","message":{"id":"m1","model":"scripted","content":[{"type":"tool_use","id":"call_1","name":"run_shell_command","input":{"command":"git status"}}],"usage":{"input_tokens":9,"output_tokens":2}}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","is_error":false,"content":"Command: git status"}]}}
+{"type":"result","subtype":"success","num_turns":2,"usage":{"input_tokens":20,"output_tokens":3}}
+"#;
+        let t = parse_as(text, Format::ClaudeStream);
+        assert_eq!(t.shell.len(), 1);
+        assert_eq!(t.shell[0].command, "git status");
+        assert_eq!(t.shell[0].output, "Command: git status");
     }
 
     #[test]

@@ -380,3 +380,51 @@ fn resume_refuses_a_sweep_of_another_agent_cli_version() {
     assert_eq!(std::fs::read(&out_file).unwrap(), recorded);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// `harness run --driver qwen --model scripted`: the retention cell through the
+// real Qwen Code 0.24.4, raw and with Lens installed as a user does (its
+// PostToolUse hook): both succeed, the record names the CLI, and the hook cell
+// reads Lens's view, smaller than the raw cell's cut.
+#[test]
+fn qwen_works_a_task_through_the_scripted_model() {
+    if !agents_ready::available(AgentCli::Qwen) {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lens-qwen-driver-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_file = dir.join("retention.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(["run", "--run", "--driver", "qwen", "--model", "scripted"])
+        .args(["--tasks", "last-line-trap", "--variants", "raw,hook"])
+        .args(["--repeats", "1", "--isolation", "dir", "--out"])
+        .arg(&out_file)
+        .env("LENS_BIN", lens_bin::lens_binary())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
+    assert_eq!(v["driver"], "qwen");
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2);
+    let cell = |variant: &str| cells.iter().find(|c| c["variant"] == variant).unwrap();
+    for c in cells {
+        assert_eq!(c["success"], true, "{c}");
+        assert_eq!(c["agent"]["cli"], "qwen");
+        assert_eq!(c["agent"]["version"], AgentCli::Qwen.version());
+        assert_eq!(c["commands"][0], "python3 audit.py", "{c}");
+    }
+    let (raw, hook) = (cell("raw"), cell("hook"));
+    assert_eq!(raw["views"], 0, "{raw}");
+    assert!(hook["views"].as_u64().unwrap() >= 1, "{hook}");
+    assert!(
+        hook["bytes_read"].as_u64().unwrap() < raw["bytes_read"].as_u64().unwrap(),
+        "{hook}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

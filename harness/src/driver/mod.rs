@@ -6,8 +6,9 @@
 //! A real CLI runs either against its provider's model (`--model real`, which
 //! spends credits) or against the scripted model on 127.0.0.1
 //! ([`scripted_model`], `--model scripted`: no credential, no network; its
-//! tokens are the model server's own counts). Claude Code, Codex, Gemini CLI and
-//! OpenCode can run either way; cursor-agent only against its own model.
+//! tokens are the model server's own counts). Claude Code, Codex, Gemini CLI,
+//! OpenCode and Qwen Code can run either way; cursor-agent only against its own
+//! model.
 
 pub mod scripted;
 pub mod scripted_model;
@@ -329,6 +330,8 @@ pub enum Driver {
     Opencode,
     /// Kilo Code CLI's `run` (an OpenCode fork), OpenCode's JSON events.
     Kilo,
+    /// Qwen Code headless, stream-json output (Claude Code's event shapes).
+    Qwen,
 }
 
 impl Driver {
@@ -342,6 +345,7 @@ impl Driver {
             "gemini" => Some(Driver::Gemini),
             "opencode" => Some(Driver::Opencode),
             "kilo" => Some(Driver::Kilo),
+            "qwen" => Some(Driver::Qwen),
             _ => None,
         }
     }
@@ -356,6 +360,7 @@ impl Driver {
             Driver::Gemini => "gemini",
             Driver::Opencode => "opencode",
             Driver::Kilo => "kilo",
+            Driver::Qwen => "qwen",
         }
     }
 
@@ -367,6 +372,7 @@ impl Driver {
             Driver::Gemini => Some(AgentCli::Gemini),
             Driver::Opencode => Some(AgentCli::Opencode),
             Driver::Kilo => Some(AgentCli::Kilo),
+            Driver::Qwen => Some(AgentCli::Qwen),
             Driver::Cursor | Driver::Scripted => None,
         }
     }
@@ -385,6 +391,8 @@ impl Driver {
             Driver::Codex => Some(Format::CodexExec),
             Driver::Gemini => Some(Format::GeminiStream),
             Driver::Opencode | Driver::Kilo => Some(Format::OpencodeJson),
+            // Qwen Code 0.24.4's stream-json events have Claude Code's shapes.
+            Driver::Qwen => Some(Format::ClaudeStream),
         }
     }
 
@@ -412,6 +420,7 @@ impl Driver {
             | Driver::Gemini
             | Driver::Opencode
             | Driver::Kilo
+            | Driver::Qwen
             | Driver::Scripted => None,
         }
     }
@@ -436,6 +445,8 @@ impl Driver {
             // OpenCode reads the key of whichever provider its config names.
             Driver::Opencode => Some(("opencode", "")),
             Driver::Kilo => Some(("kilo", "")),
+            // Qwen Code's OpenAI auth.
+            Driver::Qwen => Some(("qwen", "OPENAI_API_KEY")),
         }
     }
 
@@ -473,7 +484,7 @@ impl Driver {
                 }
                 a
             }
-            Driver::Gemini => s(&["--approval-mode", "yolo"]),
+            Driver::Gemini | Driver::Qwen => s(&["--approval-mode", "yolo"]),
             Driver::Cursor => s(&["--force"]),
             // Kilo's bash tool asks by default, which `run` refuses:
             // `--auto` allows what no rule denies.
@@ -508,6 +519,7 @@ impl Driver {
             Driver::Gemini => [s(&["-p", prompt, "-o", "stream-json"]), unattended].concat(),
             Driver::Opencode => s(&["run", "--format", "json", prompt]),
             Driver::Kilo => [s(&["run", "--format", "json"]), unattended, s(&[prompt])].concat(),
+            Driver::Qwen => [s(&["-o", "stream-json"]), unattended, s(&[prompt])].concat(),
             Driver::Scripted => Vec::new(),
         }
     }
@@ -652,7 +664,7 @@ impl Driver {
     ) -> Result<Outcome> {
         if self == Driver::Scripted {
             if how.hook {
-                bail!("the hook variant needs a real agent CLI (claude, codex, gemini, opencode or kilo): the scripted driver has no hooks to install");
+                bail!("the hook variant needs a real agent CLI (claude, codex, gemini, opencode, kilo or qwen): the scripted driver has no hooks to install");
             }
             return scripted::act(task, command, dir, path);
         }
@@ -915,7 +927,7 @@ pub fn parse_or_bail(s: &str) -> Result<Driver> {
     match Driver::parse(s) {
         Some(d) => Ok(d),
         None => {
-            bail!("unknown driver {s:?}; use scripted, claude, codex, gemini, opencode, kilo or cursor")
+            bail!("unknown driver {s:?}; use scripted, claude, codex, gemini, opencode, kilo, qwen or cursor")
         }
     }
 }
@@ -978,7 +990,9 @@ mod tests {
                 .unwrap(),
             "p"
         );
-        for d in ["gemini", "opencode", "kilo"] {
+        let qwen = Driver::Qwen.real_args("p", false, false);
+        assert_eq!(qwen, ["-o", "stream-json", "--approval-mode", "yolo", "p"]);
+        for d in ["gemini", "opencode", "kilo", "qwen"] {
             assert_eq!(Driver::parse(d).unwrap().name(), d);
         }
         assert_eq!(
