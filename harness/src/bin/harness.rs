@@ -86,7 +86,7 @@ const SUBCOMMANDS: [(&str, &str); 9] = [
 
 /// `harness plan|run --help`; the flags are the ones [`parse`] accepts.
 const PLAN_RUN_HELP: &str = "\
-usage: harness plan   [--driver scripted|claude|codex|gemini|opencode|kilo|qwen|cursor]
+usage: harness plan   [--driver scripted|claude|codex|gemini|opencode|kilo|qwen|copilot|cursor]
                       [--model real|scripted] [--tasks a,b]
                       [--variants raw,level2,level1,level0,rtk,hook] [--repeats N]
                       [--isolation dir|vm] [--vm-memory MIB] [--seed N]
@@ -104,12 +104,12 @@ usage: harness plan   [--driver scripted|claude|codex|gemini|opencode|kilo|qwen|
           out/retention-DRIVER.json (--save: results/retention-DRIVER.json, the
           committed record, refused for a subset of what it holds)
   --model scripted
-          run the real agent CLI (claude, codex, gemini, opencode, kilo, qwen;
-          the
-          pinned install from `make agents`) against the harness's model server
-          on 127.0.0.1, which plays a deterministic agent: it runs the command
-          the prompt names, follows Lens markers with `lens show`, applies the
-          task's fix. No credential, no network; tokens are the server's counts
+          run the real agent CLI (claude, codex, gemini, opencode, kilo,
+          qwen, copilot; the pinned install from `make agents`) against the
+          harness's model server on 127.0.0.1, which plays a deterministic
+          agent: it runs the command the prompt names, follows Lens markers
+          with `lens show`, applies the task's fix. No credential, no network;
+          tokens are the server's counts
   --variants  hook is the variant that installs Lens as a user does (lens init
           into the cell's HOME for the driver's agent) and names the plain
           command: the agent's after-tool hook hands the model Lens's view
@@ -351,7 +351,7 @@ fn parse(args: &[String]) -> Result<Args> {
         a.variants.retain(|v| v != "hook");
     }
     if a.driver.simulated() && a.model == Model::Scripted {
-        bail!("--model scripted puts the scripted model behind a real agent CLI; pick --driver claude, codex, gemini, opencode, kilo or qwen");
+        bail!("--model scripted puts the scripted model behind a real agent CLI; pick --driver claude, codex, gemini, opencode, kilo, qwen or copilot");
     }
     Ok(a)
 }
@@ -1117,7 +1117,7 @@ fn session(args: &[String]) -> Result<()> {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join(format!("out/release/{}/lens", std::env::consts::ARCH)));
     if driver.simulated() && model == Model::Scripted {
-        bail!("--model scripted puts the scripted model behind a real agent CLI; pick --driver claude, codex, gemini, opencode, kilo or qwen");
+        bail!("--model scripted puts the scripted model behind a real agent CLI; pick --driver claude, codex, gemini, opencode, kilo, qwen or copilot");
     }
     let mut missing = driver.preflight(model);
     if missing.is_empty() && !driver.simulated() {

@@ -7,8 +7,9 @@
 //! spends credits) or against the scripted model on 127.0.0.1
 //! ([`scripted_model`], `--model scripted`: no credential, no network; its
 //! tokens are the model server's own counts). Claude Code, Codex, Gemini CLI,
-//! OpenCode and Qwen Code can run either way; cursor-agent only against its own
-//! model.
+//! OpenCode and Qwen Code can run either way; Copilot CLI only against the
+//! scripted model (its JSON stream has no reader here yet); cursor-agent only
+//! against its own model.
 
 pub mod scripted;
 pub mod scripted_model;
@@ -332,6 +333,8 @@ pub enum Driver {
     Kilo,
     /// Qwen Code headless, stream-json output (Claude Code's event shapes).
     Qwen,
+    /// GitHub Copilot CLI in prompt mode, behind the scripted model only.
+    Copilot,
 }
 
 impl Driver {
@@ -346,6 +349,7 @@ impl Driver {
             "opencode" => Some(Driver::Opencode),
             "kilo" => Some(Driver::Kilo),
             "qwen" => Some(Driver::Qwen),
+            "copilot" => Some(Driver::Copilot),
             _ => None,
         }
     }
@@ -361,6 +365,7 @@ impl Driver {
             Driver::Opencode => "opencode",
             Driver::Kilo => "kilo",
             Driver::Qwen => "qwen",
+            Driver::Copilot => "copilot",
         }
     }
 
@@ -373,6 +378,7 @@ impl Driver {
             Driver::Opencode => Some(AgentCli::Opencode),
             Driver::Kilo => Some(AgentCli::Kilo),
             Driver::Qwen => Some(AgentCli::Qwen),
+            Driver::Copilot => Some(AgentCli::Copilot),
             Driver::Cursor | Driver::Scripted => None,
         }
     }
@@ -393,6 +399,9 @@ impl Driver {
             Driver::Opencode | Driver::Kilo => Some(Format::OpencodeJson),
             // Qwen Code 0.24.4's stream-json events have Claude Code's shapes.
             Driver::Qwen => Some(Format::ClaudeStream),
+            // No reader for Copilot CLI's `--output-format json` yet: it runs
+            // behind the scripted model, whose server records what it read.
+            Driver::Copilot => None,
         }
     }
 
@@ -421,6 +430,7 @@ impl Driver {
             | Driver::Opencode
             | Driver::Kilo
             | Driver::Qwen
+            | Driver::Copilot
             | Driver::Scripted => None,
         }
     }
@@ -447,6 +457,7 @@ impl Driver {
             Driver::Kilo => Some(("kilo", "")),
             // Qwen Code's OpenAI auth.
             Driver::Qwen => Some(("qwen", "OPENAI_API_KEY")),
+            Driver::Copilot => Some(("copilot", "COPILOT_GITHUB_TOKEN")),
         }
     }
 
@@ -489,6 +500,8 @@ impl Driver {
             // Kilo's bash tool asks by default, which `run` refuses:
             // `--auto` allows what no rule denies.
             Driver::Kilo => s(&["--auto"]),
+            // Paths outside the cell (the task's fix script) need their own flag.
+            Driver::Copilot => s(&["--allow-all-tools", "--allow-all-paths"]),
             Driver::Opencode | Driver::Scripted => Vec::new(),
         };
         (args, env)
@@ -520,6 +533,7 @@ impl Driver {
             Driver::Opencode => s(&["run", "--format", "json", prompt]),
             Driver::Kilo => [s(&["run", "--format", "json"]), unattended, s(&[prompt])].concat(),
             Driver::Qwen => [s(&["-o", "stream-json"]), unattended, s(&[prompt])].concat(),
+            Driver::Copilot => [s(&["-p", prompt, "--output-format", "json"]), unattended].concat(),
             Driver::Scripted => Vec::new(),
         }
     }
@@ -546,6 +560,13 @@ impl Driver {
                 )),
                 Some(_) => {}
             }
+            return missing;
+        }
+        if self.format().is_none() {
+            missing.push(format!(
+                "the {} agent runs here only behind the scripted model (its output has no reader yet); use --model scripted",
+                self.name()
+            ));
             return missing;
         }
         let path = std::env::var_os("PATH").unwrap_or_default();
@@ -664,7 +685,7 @@ impl Driver {
     ) -> Result<Outcome> {
         if self == Driver::Scripted {
             if how.hook {
-                bail!("the hook variant needs a real agent CLI (claude, codex, gemini, opencode, kilo or qwen): the scripted driver has no hooks to install");
+                bail!("the hook variant needs a real agent CLI (claude, codex, gemini, opencode, kilo, qwen or copilot): the scripted driver has no hooks to install");
             }
             return scripted::act(task, command, dir, path);
         }
@@ -682,6 +703,12 @@ impl Driver {
             );
         }
         let (bin, _) = self.binary().expect("a real driver");
+        let Some(format) = self.format() else {
+            bail!(
+                "the {} agent runs here only behind the scripted model; use --model scripted",
+                self.name()
+            );
+        };
         let mut cmd = Command::new(bin);
         cmd.args(self.real_args(prompt, how.hook, how.vm.is_some()));
         if how.hook {
@@ -695,7 +722,6 @@ impl Driver {
             .stdin(Stdio::null());
         let run = run_limited(cmd, Duration::from_secs(task.time_limit_s))?;
         let text = String::from_utf8_lossy(&run.stdout);
-        let format = self.format().expect("a real driver");
         let mut t = transcript::parse_as(&text, format);
         if how.hook {
             // What the model read of a hooked call is in the session Codex or
@@ -927,7 +953,7 @@ pub fn parse_or_bail(s: &str) -> Result<Driver> {
     match Driver::parse(s) {
         Some(d) => Ok(d),
         None => {
-            bail!("unknown driver {s:?}; use scripted, claude, codex, gemini, opencode, kilo, qwen or cursor")
+            bail!("unknown driver {s:?}; use scripted, claude, codex, gemini, opencode, kilo, qwen, copilot or cursor")
         }
     }
 }
@@ -992,7 +1018,9 @@ mod tests {
         );
         let qwen = Driver::Qwen.real_args("p", false, false);
         assert_eq!(qwen, ["-o", "stream-json", "--approval-mode", "yolo", "p"]);
-        for d in ["gemini", "opencode", "kilo", "qwen"] {
+        // Copilot CLI has no stream reader: only the scripted model.
+        assert!(Driver::Copilot.preflight(Model::Real)[0].contains("--model scripted"));
+        for d in ["gemini", "opencode", "kilo", "qwen", "copilot"] {
             assert_eq!(Driver::parse(d).unwrap().name(), d);
         }
         assert_eq!(
