@@ -1369,3 +1369,28 @@ fn qwen_uninstall_after_a_session_leaves_no_trace() {
     );
     assert!(!arm.home().join(".qwen/QWEN.md").exists());
 }
+
+// The awareness block `lens init` writes reaches the model: Copilot CLI reads
+// ~/.copilot/copilot-instructions.md, Qwen Code ~/.qwen/QWEN.md, into the
+// first request.
+#[test]
+fn copilot_and_qwen_read_the_awareness_block() {
+    for (cli, args) in [
+        (AgentCli::Copilot, &["--allow-all-tools"][..]),
+        (AgentCli::Qwen, &["--approval-mode", "yolo"][..]),
+    ] {
+        if !available(cli) {
+            continue;
+        }
+        let arm = Arm::new(cli, "awareness", true);
+        arm.install(cli);
+        let out = arm.run(cli, &[SMALL], args, &[]);
+        let turns = out.turns();
+        assert!(!turns.is_empty(), "{}", out.describe());
+        assert!(
+            turns[0].body.contains("Lens: shortened command output"),
+            "{}: the block is not in the first request",
+            cli.name()
+        );
+    }
+}
