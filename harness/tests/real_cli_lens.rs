@@ -1264,13 +1264,20 @@ fn copilot_decides_the_same_with_lens() {
 /// Qwen Code's user settings with a deny rule for one command.
 const QWEN_DENY: &str = "{\n  \"permissions\": {\"deny\": [\"Bash(touch denied-a)\"]}\n}\n";
 
+/// [`SMALL`] for Qwen Code 0.24.4, which now and then hands the model
+/// `Output: (empty)` for a command that exits within a millisecond or two
+/// (measured without any hook: 1 `ls` in 12, none with the pause).
+const QWEN_SMALL: &str = "ls && sleep 0.2";
+
 // Qwen Code 0.24.4 in yolo mode: a deny rule in the user's settings refuses
 // one command, every other runs. A command that exits non-zero fires
 // PostToolUseFailure, which cannot replace anything: it reaches the model as
 // Qwen Code cut it, in both arms.
 #[test]
 fn qwen_decides_the_same_with_lens() {
-    let commands = [DENIED, ALLOWED, SMALL, BIG, PIPED, FAILING, HUGE, FAIL_100K];
+    let commands = [
+        DENIED, ALLOWED, QWEN_SMALL, BIG, PIPED, FAILING, HUGE, FAIL_100K,
+    ];
     let Some((lens, _arm)) = check(
         AgentCli::Qwen,
         "deny",
