@@ -1401,3 +1401,46 @@ fn copilot_and_qwen_read_the_awareness_block() {
         );
     }
 }
+
+// A `--project` install alone: Qwen Code runs the project's hook as it is;
+// Copilot CLI runs a repository's hooks only in a trusted folder, as `lens
+// init` says (here trusted by --trust-folder).
+#[test]
+fn copilot_and_qwen_run_a_project_hook_as_init_says() {
+    for (cli, args, trusted) in [
+        (AgentCli::Qwen, &["--approval-mode", "yolo"][..], &[][..]),
+        (
+            AgentCli::Copilot,
+            &["--allow-all-tools"][..],
+            &["--trust-folder"][..],
+        ),
+    ] {
+        if !available(cli) {
+            continue;
+        }
+        let arm = Arm::new(cli, "project", true);
+        let said = arm.lens(&["init", "--agent", cli.name(), "--project"]);
+        let said = String::from_utf8_lossy(&said.stdout).into_owned();
+        assert_eq!(
+            said.contains("only in a trusted folder"),
+            !trusted.is_empty(),
+            "{said}"
+        );
+        if !trusted.is_empty() {
+            let out = arm.run(cli, &[BIG], args, &[]);
+            let read = out.tool_results();
+            assert_eq!(read.len(), 1, "{}", out.describe());
+            assert!(handle(&read[0].text).is_none(), "{}", read[0].text);
+        }
+        let args: Vec<&str> = args.iter().chain(trusted).copied().collect();
+        let out = arm.run(cli, &[BIG], &args, &[]);
+        let read = out.tool_results();
+        assert_eq!(read.len(), 1, "{}", out.describe());
+        assert!(
+            handle(&read[0].text).is_some(),
+            "{}: {}",
+            cli.name(),
+            read[0].text
+        );
+    }
+}
