@@ -553,7 +553,7 @@ mod tests {
         );
         assert_eq!(
             lines[1],
-            "[lens: elided stdout 1-99 (99 lines: level; like \"line …\"; no error or warning) handle=0000abcd]"
+            "[lens: elided stdout 1-99 (99 lines: level; all like \"line …\"; no error or warning) handle=0000abcd]"
         );
         assert_eq!(lines[2], "line 99");
     }

@@ -3,7 +3,7 @@
 //! ```text
 //! [lens: elided stdout 2-4999 (4998 lines: progress 4997, repeat 1) handle=1a2b3c4d]
 //! [lens: elided stderr 2-2251 (2250 lines: grouped) handle=1a2b3c4d digest=14]
-//! [lens: elided stdout 31-4995 (4965 lines: budget; like "checked ACC-… balance … ok"; no error or warning) handle=1a2b3c4d]
+//! [lens: elided stdout 31-4995 (4965 lines: budget; all like "checked ACC-… balance … ok"; no error or warning) handle=1a2b3c4d]
 //! ```
 //!
 //! It names the stream, the raw line range (1-based, inclusive, as `lens show
@@ -13,8 +13,9 @@
 //! (every location and name in it copied from the raw output), not output lines;
 //! with `unlisted=K`, the digest was cut to fit the budget and leaves K names out.
 //! A region the budget or the level left out says what it held, so a reader can
-//! trust the gap without fetching it: `like "…"`, the shape most of its lines
-//! share (words holding digits shown as `…`), and how many of its lines were
+//! trust the gap without fetching it: `all like "…"`, the shape every one of
+//! its non-blank lines has (words holding digits shown as `…`), or `most like
+//! "…"` when only half or more have it, and how many of its lines were
 //! errors and warnings (`no error or warning`, `3 errors`, `1 error, 2 warnings`).
 //! It never tells the reader to run anything: agents read an instruction as an
 //! order, and fetching the whole raw output is the one thing the view exists to
@@ -48,9 +49,20 @@ pub struct Marker {
     /// they are in the raw region.
     pub unlisted: usize,
     /// The shape most of the region's lines share, when they mostly share one.
-    pub like: Option<String>,
+    pub like: Option<Like>,
     /// Errors and warnings among the region's lines, when the marker says.
     pub trouble: Option<(u32, u32)>,
+}
+
+/// The shape a region's non-blank lines share: `all like "…"` when every one
+/// has it, so a reader can tell nothing else hides there; `most like "…"` when
+/// at least half do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Like {
+    /// Every non-blank line of the region has the shape.
+    pub all: bool,
+    /// The shape: a line with its words that hold digits shown as `…`.
+    pub shape: String,
 }
 
 impl Marker {
@@ -80,8 +92,8 @@ impl Marker {
             }
         }
         if let Some(like) = &self.like {
-            s.push_str("; like \"");
-            s.push_str(like);
+            s.push_str(if like.all { "; all like \"" } else { "; most like \"" });
+            s.push_str(&like.shape);
             s.push('"');
         }
         if let Some((errors, warnings)) = self.trouble {
@@ -130,7 +142,10 @@ impl Marker {
             unlisted: c
                 .name("unlisted")
                 .map_or(Some(0), |d| d.as_str().parse().ok())?,
-            like: c.name("like").map(|l| l.as_str().to_string()),
+            like: c.name("like").map(|l| Like {
+                all: &c["likeq"] == "all",
+                shape: l.as_str().to_string(),
+            }),
             trouble: match c.name("trouble").map(|t| t.as_str()) {
                 None => None,
                 Some(t) => Some(parse_trouble(t)?),
@@ -405,7 +420,7 @@ static MARKER: LazyLock<Regex> = LazyLock::new(|| {
         concat!(
             r"^\[lens: elided (stdout|stderr) (\d+)-(\d+) \((\d+) lines?",
             r"(?:: ([a-z]+(?: \d+)?(?:, [a-z]+ \d+)*))?",
-            r#"(?:; like "(?P<like>[^"]*)")?"#,
+            r#"(?:; (?P<likeq>all|most) like "(?P<like>[^"]*)")?"#,
             r"(?:; (?P<trouble>no error or warning|\d+ errors?(?:, \d+ warnings?)?|\d+ warnings?))?",
             r"\) handle=(?P<handle>[0-9a-f]{8})(?: digest=(?P<digest>\d+))?(?: unlisted=(?P<unlisted>\d+))?\]$",
         ),
@@ -520,13 +535,16 @@ mod tests {
             handle: "1a2b3c4d".into(),
             digest: 0,
             unlisted: 0,
-            like: Some("checked ACC-… balance … ok".into()),
+            like: Some(Like {
+                all: true,
+                shape: "checked ACC-… balance … ok".into(),
+            }),
             trouble: Some((0, 0)),
         };
         let line = m.render();
         assert_eq!(
             line,
-            "[lens: elided stdout 31-4995 (4965 lines: budget; like \"checked ACC-… balance … ok\"; no error or warning) handle=1a2b3c4d]"
+            "[lens: elided stdout 31-4995 (4965 lines: budget; all like \"checked ACC-… balance … ok\"; no error or warning) handle=1a2b3c4d]"
         );
         assert_eq!(Marker::parse(&line), Some(m.clone()));
         for t in [(3, 0), (0, 1), (1, 2)] {
@@ -537,6 +555,18 @@ mod tests {
             };
             assert_eq!(Marker::parse(&m.render()), Some(m));
         }
+        // Where only most lines have the shape, the marker says so.
+        let most = Marker {
+            like: Some(Like {
+                all: false,
+                shape: "row …".into(),
+            }),
+            trouble: Some((3, 0)),
+            ..m.clone()
+        };
+        let line = most.render();
+        assert!(line.contains("; most like \"row …\"; 3 errors)"), "{line}");
+        assert_eq!(Marker::parse(&line), Some(most));
     }
 
     #[test]

@@ -151,7 +151,7 @@ const LIKE_MAX: usize = 40;
 /// The shape most of a run's non-blank lines share, as its first such line with
 /// each word that holds a digit shown as `…`; `None` when no shape covers half,
 /// or when the shape keeps no word (`…`, `… - …`): it would say nothing.
-fn like(run: &[Line]) -> Option<String> {
+fn like(run: &[Line]) -> Option<crate::marker::Like> {
     let mut counts: HashMap<u64, (usize, usize)> = HashMap::new();
     let mut nonblank = 0;
     for (k, l) in run.iter().enumerate() {
@@ -167,6 +167,10 @@ fn like(run: &[Line]) -> Option<String> {
     (count >= 2 && count * 2 >= nonblank)
         .then(|| masked(&run[at].text))
         .filter(|m| m.chars().any(char::is_alphanumeric))
+        .map(|shape| crate::marker::Like {
+            all: count == nonblank,
+            shape,
+        })
 }
 
 /// A line with every word that holds a digit as `…`, quotes as `'`, cut to
@@ -363,7 +367,7 @@ mod tests {
         }
         let v = stream(&doc, Stream::Stdout, "0000abcd", Some(Detail::Full)).unwrap();
         assert!(
-            v.contains("(23 lines: budget; like \"step … of … done\"; 3 errors)"),
+            v.contains("(23 lines: budget; most like \"step … of … done\"; 3 errors)"),
             "{v}"
         );
     }

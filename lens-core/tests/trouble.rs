@@ -232,7 +232,7 @@ fn check(
         prop_assert_eq!(errors + warnings, any, "{}", line);
         prop_assert!(errors >= e && warnings + errors >= e + w, "{}", line);
         if let Some(like) = &m.like {
-            prop_assert!(like.chars().any(char::is_alphanumeric), "{}", line);
+            prop_assert!(like.shape.chars().any(char::is_alphanumeric), "{}", line);
         }
     }
     Ok(())

@@ -21,7 +21,7 @@ use crate::stages::rank;
 /// eight-digit line numbers run a little past this, most are shorter.
 pub const MARKER_COST: usize = 96;
 
-/// What a marker's description (`; like "…"; no error or warning`) adds at most.
+/// What a marker's description (`; all like "…"; no error or warning`) adds at most.
 pub const DESCRIPTION_COST: usize = 96;
 
 /// Holds the rule above for `budget`, at `detail` (the level's digest detail).
