@@ -86,6 +86,8 @@ pub struct ShowArgs {
     pub grep: Option<String>,
     /// Lines of context around each match (`--grep` only).
     pub context: u32,
+    /// `--grep` prints the lines that do not match (`-v`, as grep's).
+    pub invert: bool,
     /// Print at most this many bytes of raw lines, cut by whole lines, ending
     /// with a marker naming the lines left (see [`crate::show::page`]).
     pub max_bytes: Option<usize>,
@@ -337,7 +339,7 @@ fn parse_budget(v: &str) -> Result<usize, String> {
 pub const SHOW_HELP: &str = "\
 usage: lens show <handle> [--lines A-B] [--stream stdout|stderr] [--level N] [--budget SIZE]
        lens show <handle> [--lines A-B] [--stream S] --max-bytes SIZE
-       lens show <handle> --grep REGEX [--context N] [--stream S] [--budget SIZE]
+       lens show <handle> --grep REGEX [-v] [--context N] [--stream S] [--budget SIZE]
 
 Prints a stored run, raw unless --level says otherwise. The handle and the line
 numbers are the ones a [lens: elided ...] marker names.
@@ -349,6 +351,7 @@ numbers are the ones a [lens: elided ...] marker names.
   --max-bytes SIZE   at most SIZE of raw lines, cut by whole lines, then a marker
                      naming the lines left
   --grep REGEX       only the raw lines matching REGEX, numbered
+  -v, --invert-match with --grep, the raw lines NOT matching REGEX
   -C, --context N    lines of context around each --grep match
   -h, --help         print this help";
 
@@ -363,6 +366,7 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
         budget: None,
         grep: None,
         context: 0,
+        invert: false,
         max_bytes: None,
     };
     while let Some(a) = it.next() {
@@ -378,7 +382,18 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
             "-h" | "--help" => return Ok(Invocation::Help(SHOW_HELP)),
             "--level" | "-l" => show.level = parse_level(&val()?)?,
             "--budget" | "-b" => show.budget = Some(parse_budget(&val()?)?),
-            "--grep" => show.grep = Some(val()?),
+            "--grep" => {
+                // `--grep -v REGEX`, as grep is typed, inverts the match.
+                let mut v = val()?;
+                if v == "-v" || v == "--invert-match" {
+                    show.invert = true;
+                    v = it
+                        .next()
+                        .ok_or("lens show: --grep -v needs a regular expression after it")?;
+                }
+                show.grep = Some(v);
+            }
+            "-v" | "--invert-match" => show.invert = true,
             "--max-bytes" => show.max_bytes = Some(parse_budget(&val()?)?),
             "--context" | "-C" => {
                 let v = val()?;
@@ -780,7 +795,7 @@ mod tests {
                 "{e}"
             );
         }
-        assert_eq!(flags_in(SHOW_HELP).len(), 12);
+        assert_eq!(flags_in(SHOW_HELP).len(), 14);
     }
 
     #[test]

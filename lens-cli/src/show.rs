@@ -88,6 +88,7 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
             s.budget.unwrap_or(DEFAULT_BUDGET),
             s.stream.is_none(),
         );
+        g.invert = s.invert;
         for st in streams {
             match open(st) {
                 Ok(f) => g.stream(f, st),
@@ -367,6 +368,8 @@ struct Grep<'a> {
     budget: usize,
     /// Prefix each line with its stream (both streams searched).
     named: bool,
+    /// Lines that do not match are the hits (`-v`).
+    invert: bool,
     printed: usize,
     /// Matching lines, printed or not.
     matches: u64,
@@ -384,6 +387,7 @@ impl<'a> Grep<'a> {
             context,
             budget,
             named,
+            invert: false,
             printed: 0,
             matches: 0,
             per: Vec::new(),
@@ -422,7 +426,7 @@ impl<'a> Grep<'a> {
                     .re
                     .is_match(lens_core::stages::ansi::visible(t).as_bytes()),
                 _ => self.re.is_match(text),
-            };
+            } != self.invert;
             if hit {
                 count += 1;
                 self.matches += 1;
@@ -491,16 +495,18 @@ impl<'a> Grep<'a> {
             .map(|(st, c)| format!("{} in {}", c, st.name()))
             .collect();
         let mut s = format!(
-            "[lens: {} matching line{} ({})]\n",
+            "[lens: {} {}matching line{} ({})]\n",
             self.matches,
+            if self.invert { "non-" } else { "" },
             if self.matches == 1 { "" } else { "s" },
             per.join(", ")
         );
         if let Some((st, n)) = self.first_unprinted {
             s.push_str(&format!(
-                "[lens: {} more matching lines past the budget, the first at {} line {n}; lens show {handle} --grep '{pattern}' --stream {} --budget 16k shows more]\n",
+                "[lens: {} more matching lines past the budget, the first at {} line {n}; lens show {handle} --grep '{pattern}'{} --stream {} --budget 16k shows more]\n",
                 self.unprinted,
                 st.name(),
+                if self.invert { " -v" } else { "" },
                 st.name()
             ));
         }

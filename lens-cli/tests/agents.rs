@@ -59,7 +59,9 @@ impl Box_ {
         let mut child = self.command(args).spawn().unwrap();
         let mut input = child.stdin.take().unwrap();
         if let Some(s) = stdin {
-            input.write_all(s.as_bytes()).unwrap();
+            // A refused call (`lens hook droid`) may exit before it reads:
+            // the write then meets a closed pipe, which is not the test's point.
+            let _ = input.write_all(s.as_bytes());
         }
         drop(input);
         child.wait_with_output().unwrap()

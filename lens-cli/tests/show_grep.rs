@@ -36,3 +36,31 @@ fn grep_prints_numbered_raw_lines_a_count_and_a_marker_past_the_budget() {
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&bad.stderr).lines().count(), 1);
 }
+
+/// What an agent types to be sure a region of `ok` lines hides nothing else:
+/// grep's own `-v`, after `--grep` or as a flag of its own.
+#[test]
+fn grep_v_prints_the_lines_that_do_not_match() {
+    let sb = Sandbox::new();
+    let script = "for i in $(seq 1 3000); do echo \"checked $i ok\"; done; echo 'reconciliation failed for 77'";
+    let out = sb.run(&["sh", "-c", script]);
+    let h = handle_in(&out.stdout).unwrap();
+    for args in [
+        vec!["show", &h, "--grep", "-v", " ok$"],
+        vec!["show", &h, "--grep", " ok$", "-v"],
+        vec!["show", &h, "--invert-match", "--grep", " ok$"],
+    ] {
+        let g = sb.run(&args);
+        assert_eq!(g.status.code(), Some(0), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&g.stdout),
+            "stdout:3001:reconciliation failed for 77\n[lens: 1 non-matching line (1 in stdout, 0 in stderr)]\n",
+            "{args:?}"
+        );
+    }
+    let none = sb.run(&["show", &h, "--grep", "-v", "."]);
+    assert_eq!(none.status.code(), Some(1));
+    let bare = sb.run(&["show", &h, "--grep", "-v"]);
+    assert_eq!(bare.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&bare.stderr).lines().count(), 1);
+}

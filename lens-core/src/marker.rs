@@ -92,7 +92,11 @@ impl Marker {
             }
         }
         if let Some(like) = &self.like {
-            s.push_str(if like.all { "; all like \"" } else { "; most like \"" });
+            s.push_str(if like.all {
+                "; all like \""
+            } else {
+                "; most like \""
+            });
             s.push_str(&like.shape);
             s.push('"');
         }
