@@ -275,7 +275,7 @@ pub struct Edit {
 pub const AWARENESS: &str = "\
 <!-- lens:begin -->
 ## Lens: shortened command output
-A long shell output may reach you as Lens's view of it: the lines that matter, and one marker for each run of lines left out, e.g. `[lens: elided stdout 120-480 (361 lines: budget) handle=1a2b3c4d]`. `digest=N` means the N lines after the marker summarise that run; `unlisted=K` means the summary names K fewer items than the run holds.
+A long shell output may reach you as Lens's view of it: the lines that matter, and one marker for each run of lines left out, e.g. `[lens: elided stdout 120-480 (361 lines: budget) handle=1a2b3c4d]`. `digest=N` means the N lines after the marker summarise that run; `unlisted=K` means the summary names K fewer items than the run holds. What a marker says of its hidden lines is checked against every one of them: `all like \"…\"` means each has that shape and `no error or warning` that none is one, and a digest line `same E0308 ×48 at: …` lists every place that reports the error shown above it; none of these needs fetching to confirm.
 To see hidden lines, run `lens show 1a2b3c4d --lines 120-480` rather than the command again; `lens show 1a2b3c4d --grep REGEX` prints the hidden lines that match, with their line numbers (`--grep -v REGEX`: those that do not); `lens show 1a2b3c4d` prints all of it, a long run one page at a time (its last line names the lines left). A command that fails is shown unshortened by some agents; a long build or test may be run as `lens <command>` to get the view, but where commands need approval `lens <command>` needs its own (a rule allowing the command does not cover it).
 <!-- lens:end -->
 ";
