@@ -147,7 +147,23 @@ VIBE_VENV := $(AGENTS_DIR)/venv
 VIBE_VERSION := 3.0.3
 VIBE_PYTHON ?= $(firstword $(foreach p,python3.13 python3.12 python3 $(wildcard $(HOME)/.pyenv/versions/3.1[2-9]*/bin/python3),$(shell $(p) -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && echo $(p))))
 
-agents: agents-vibe
+agents: agents-vibe agents-sdk
+
+# The Claude Agent SDK (harness/tests/agent_sdk.rs), in out/agents/sdk at the
+# version harness/agents/sdk pins, without its optional platform package (a
+# Claude Code binary of its own; the test starts the pinned one).
+SDK_DIR := $(AGENTS_DIR)/sdk
+SDK_VERSION := 0.3.333
+.PHONY: agents-sdk
+agents-sdk:
+	@if node -e 'process.exit(require("./$(SDK_DIR)/node_modules/@anthropic-ai/claude-agent-sdk/package.json").version === "$(SDK_VERSION)" ? 0 : 1)' 2>/dev/null; then \
+	  echo "make agents: $(SDK_DIR) holds @anthropic-ai/claude-agent-sdk $(SDK_VERSION)"; \
+	else \
+	  rm -rf $(SDK_DIR) && mkdir -p $(SDK_DIR) && \
+	  cp harness/agents/sdk/package.json harness/agents/sdk/package-lock.json $(SDK_DIR)/ && \
+	  npm install --prefix $(SDK_DIR) --no-save --omit=optional --ignore-scripts --no-audit --no-fund && \
+	  echo "make agents: installed @anthropic-ai/claude-agent-sdk $(SDK_VERSION) in $(SDK_DIR)"; \
+	fi
 
 .PHONY: agents-vibe
 agents-vibe:

@@ -8,11 +8,11 @@
 //! the pinned Claude Code 2.1.328 (`pathToClaudeCodeExecutable`), so the hook
 //! protocol is the one the rest of the suite proves.
 //!
-//! The SDK is not among the pinned CLIs `make agents` installs: its npm
-//! package pulls its own Claude Code binary (about 400 MB) as a platform
-//! dependency. The test runs when the SDK is installed at `LENS_AGENT_SDK`
-//! (the package's directory) or under out/agents, and skips with one line
-//! otherwise, even under LENS_REQUIRE_AGENTS=1.
+//! `make agents` installs the SDK at the version harness/agents/sdk pins into
+//! out/agents/sdk, without its optional platform package (its own Claude Code
+//! binary, about 400 MB, which the test does not start). `LENS_AGENT_SDK`
+//! names another package directory. Without it the test skips with one line,
+//! and fails under LENS_REQUIRE_AGENTS=1, as every real-CLI test does.
 
 mod agents_ready;
 mod arm_root;
@@ -53,7 +53,7 @@ for await (const m of query({ prompt: "Run the commands.", options })) {
 fn sdk_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os("LENS_AGENT_SDK").filter(|v| !v.is_empty()) {
         Some(d) => PathBuf::from(d),
-        None => AgentCli::bin_dir().join("../@anthropic-ai/claude-agent-sdk"),
+        None => AgentCli::bin_dir().join("../../sdk/node_modules/@anthropic-ai/claude-agent-sdk"),
     };
     dir.join("sdk.mjs").is_file().then_some(dir)
 }
@@ -121,7 +121,7 @@ fn handle(text: &str) -> Option<String> {
 #[test]
 fn an_agent_sdk_program_reads_lens_s_view_by_settings_or_by_callback() {
     let Some(sdk) = sdk_dir() else {
-        println!("skipped: the Claude Agent SDK is not installed (set LENS_AGENT_SDK to its package directory)");
+        agents_ready::skip("the Claude Agent SDK is not installed in out/agents/sdk; run `make agents` (or set LENS_AGENT_SDK to its package directory)");
         return;
     };
     if !agents_ready::available(AgentCli::Claude) {
