@@ -26,6 +26,7 @@ use lens_core::{Handle, Header, Level, Request, Stream, DEFAULT_BUDGET};
 use crate::capture::{self, Capture};
 use crate::cmdline;
 use crate::config::load_config;
+use crate::event::Piece;
 use crate::run::{Finished, FinishedBody};
 use crate::view::{guarded, guarded_view, options};
 use crate::{now_ms, paths, store};
@@ -35,7 +36,7 @@ pub struct Captured {
     /// The shell command line as the agent wrote it.
     pub line: String,
     /// Stdout and stderr as the agent merged them.
-    pub output: Vec<u8>,
+    pub output: Output,
     /// The full output, when the agent kept it in a file and `output` holds only
     /// a part of it (Claude Code's `persistedOutputPath`, OpenCode's
     /// `outputPath`). Read in place of `output` when it can be.
@@ -56,6 +57,76 @@ pub struct Captured {
     /// What the agent shows without cutting (a hook sets it): a `lens show`
     /// longer than this is answered with a page of the same stored run.
     pub inline: Option<Inline>,
+}
+
+/// Captured output, in pieces: held in memory, or spooled from the event
+/// (see [`crate::event`]) and read from there only as it is filtered.
+#[derive(Clone, Debug, Default)]
+pub struct Output(Vec<Piece>);
+
+impl Output {
+    /// Bytes.
+    pub fn len(&self) -> u64 {
+        self.0.iter().map(Piece::len).sum()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Adds a piece at the end.
+    pub fn push(&mut self, piece: Piece) {
+        self.0.push(piece);
+    }
+
+    /// The bytes, piece after piece.
+    pub fn reader(&self) -> impl Read + '_ {
+        struct Pieces<'a> {
+            left: &'a [Piece],
+            now: Option<Box<dyn Read + 'a>>,
+        }
+        impl Read for Pieces<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                loop {
+                    if let Some(r) = &mut self.now {
+                        let n = r.read(buf)?;
+                        if n > 0 || buf.is_empty() {
+                            return Ok(n);
+                        }
+                    }
+                    let Some((first, rest)) = self.left.split_first() else {
+                        return Ok(0);
+                    };
+                    self.now = Some(first.reader());
+                    self.left = rest;
+                }
+            }
+        }
+        Pieces {
+            left: &self.0,
+            now: None,
+        }
+    }
+
+    /// All of it in memory.
+    pub fn to_vec(&self) -> io::Result<Vec<u8>> {
+        let mut b = Vec::new();
+        self.reader().read_to_end(&mut b)?;
+        Ok(b)
+    }
+}
+
+impl From<Piece> for Output {
+    fn from(p: Piece) -> Output {
+        Output(vec![p])
+    }
+}
+
+impl From<Vec<u8>> for Output {
+    fn from(b: Vec<u8>) -> Output {
+        Output(vec![Piece::Held(b)])
+    }
 }
 
 /// What an agent shows of a result without cutting it.
@@ -171,7 +242,7 @@ pub fn filter(c: &Captured, diagnostics: &mut Vec<String>) -> Result<Filtered, R
             let f = open_full(p).map_err(|_| Raw::NotStored)?;
             read_and_filter(c, argv, f, Quiet::Yes, None, diagnostics)
         }
-        None => read_and_filter(c, argv, &c.output[..], Quiet::Yes, None, diagnostics),
+        None => read_and_filter(c, argv, c.output.reader(), Quiet::Yes, None, diagnostics),
     }
 }
 
@@ -441,7 +512,7 @@ fn own_page(c: &Captured) -> Option<Filtered> {
     }
     let held = match &c.full {
         Some(p) => std::fs::metadata(p).ok()?.len(),
-        None => c.output.len() as u64,
+        None => c.output.len(),
     };
     if held <= inline as u64 {
         return None;
@@ -482,7 +553,7 @@ fn own_page(c: &Captured) -> Option<Filtered> {
 pub(crate) fn as_cmd(a: crate::args::AsArgs) -> i32 {
     let c = Captured {
         line: a.line,
-        output: Vec::new(),
+        output: Output::default(),
         full: None,
         exit: a.exit,
         cwd: std::env::current_dir()
@@ -552,7 +623,7 @@ mod tests {
     fn captured(line: &str, output: String) -> Captured {
         Captured {
             line: line.into(),
-            output: output.into_bytes(),
+            output: output.into_bytes().into(),
             full: None,
             exit: Some(1),
             cwd: None,
@@ -583,7 +654,7 @@ mod tests {
             Raw::UnderBudget
         );
         let mut c = captured("make", String::new());
-        c.output = vec![0xff; 9000];
+        c.output = vec![0xff; 9000].into();
         assert_eq!(filter(&c, &mut d).unwrap_err(), Raw::NotText);
         let mut c = captured("make", big());
         c.level = Some(Level::Three);

@@ -8,27 +8,16 @@
 //! keeps its own result. Every event is logged for `lens stats` with whether a
 //! view was answered.
 
-use std::io::{self, Read};
+use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use lens_core::Stream;
-use serde_json::Value;
 
 use crate::agents::{self, Agent};
 use crate::capture::{exit_after_writes, print_to};
 use crate::captured::{self, Captured};
 use crate::{now_ms, paths, runlog};
-
-/// The most of an event Lens parses: an agent hands at most a few tens of KB of
-/// output inline (the rest, where it keeps it, is in a file). A bigger event is
-/// still read to its end, and dropped: the agent's writer must never meet a
-/// closed pipe.
-const EVENT_MAX: u64 = 64 << 20;
-
-/// A string in an event longer than this is output, which the answer never
-/// needs once the captured output is taken from it.
-const SHED: usize = 64 << 10;
 
 /// Lens's own time limit: past it, the agent's own result stands.
 const DEADLINE: Duration = Duration::from_secs(5);
@@ -45,25 +34,20 @@ pub(crate) fn cmd(agent: Agent) -> i32 {
         std::process::exit(exit_after_writes(0));
     });
     let started = SystemTime::now();
-    let mut event = read_event_json();
+    // Read to its end, its big strings (the output) spooled as they arrive.
+    let event = crate::event::read(io::stdin().lock());
     let captured = event.as_ref().and_then(|e| agents::read_event(agent, e));
-    // What the model would read without Lens is measured on the event as the
-    // agent sent it, before its big strings are shed below.
     let would = match (&event, &captured) {
-        (Some(e), Some(c)) => Some(agents::model_would_read(agent, e, c.output.len() as u64)),
+        (Some(e), Some(c)) => Some(agents::model_would_read(agent, e, c.output.len())),
         _ => None,
     };
-    // The captured output is a copy: the event's own is not held beside it.
-    if let Some(e) = event.as_mut().filter(|_| captured.is_some()) {
-        shed(e);
-    }
     let mut diagnostics = Vec::new();
     // Where the agent might refuse what the answer asks of it, the model
     // would lose the output: its own result stands, and nothing is stored.
     let refused = event
         .as_ref()
         .filter(|_| captured.is_some())
-        .and_then(|e| agents::cannot_answer(agent, e));
+        .and_then(|e| agents::cannot_answer(agent, &e.value));
     let outcome = captured.as_ref().map(|c| {
         let result = match refused {
             Some(why) => Err(captured::Raw::AgentRefuses(why)),
@@ -72,7 +56,7 @@ pub(crate) fn cmd(agent: Agent) -> i32 {
         (c, result)
     });
     let answer = match (&event, &outcome) {
-        (Some(e), Some((_, Ok(view)))) => agents::answer(agent, e, view),
+        (Some(e), Some((_, Ok(view)))) => agents::answer(agent, &e.value, view),
         _ => None,
     };
     {
@@ -84,41 +68,12 @@ pub(crate) fn cmd(agent: Agent) -> i32 {
         print_to(Stream::Stdout, text.as_bytes());
     }
     if let Some((c, result)) = &outcome {
-        let would = would.unwrap_or(c.output.len() as u64);
+        let would = would.unwrap_or(c.output.len());
         log(agent, c, result, answer.is_some(), would, started);
     }
     // A write that failed (a full disk) is said and fails the hook: the agent
     // then keeps its own result.
     exit_after_writes(0)
-}
-
-/// The event on stdin, read to its end; `None` when it is not JSON or is
-/// bigger than [`EVENT_MAX`].
-fn read_event_json() -> Option<Value> {
-    let mut stdin = io::stdin().lock();
-    let mut input = Vec::new();
-    let read = Read::by_ref(&mut stdin)
-        .take(EVENT_MAX)
-        .read_to_end(&mut input)
-        .is_ok();
-    // The rest of an event too big to parse is read and dropped.
-    let rest = io::copy(&mut stdin, &mut io::sink()).unwrap_or(1);
-    if !read || rest > 0 {
-        return None;
-    }
-    let event = serde_json::from_slice(&input).ok();
-    drop(input);
-    event
-}
-
-/// Empties every string in `v` longer than [`SHED`].
-fn shed(v: &mut Value) {
-    match v {
-        Value::String(s) if s.len() > SHED => *s = String::new(),
-        Value::Array(a) => a.iter_mut().for_each(shed),
-        Value::Object(o) => o.values_mut().for_each(shed),
-        _ => {}
-    }
 }
 
 /// `LENS_HOOK_TIMEOUT_MS` overrides the deadline (tests make it hit).
@@ -147,8 +102,8 @@ fn log(
             None,
         ),
         Err(why) => (
-            c.output.len() as u64,
-            c.output.len() as u64,
+            c.output.len(),
+            c.output.len(),
             None,
             Vec::new(),
             3,

@@ -12,6 +12,7 @@ mod capture;
 pub mod captured;
 pub mod cmdline;
 mod config;
+pub mod event;
 mod filters;
 mod hook;
 mod init;

@@ -699,7 +699,7 @@ fn output_an_agent_captured_streams_in_bounded_memory() {
 fn a_hook_event_past_what_lens_parses_is_still_read_to_its_end() {
     let _turn = heavy();
     // Lens once stopped reading an event at 64 MiB: the agent's writer met a
-    // closed pipe. A 70 MB event is read whole and dropped: no answer, exit 0.
+    // closed pipe. A 70 MB event is read whole: exit 0, a view or no answer.
     let sb = Sandbox::new();
     let event = serde_json::json!({
         "hook_event_name": "PostToolUse",
@@ -719,4 +719,92 @@ fn a_hook_event_past_what_lens_parses_is_still_read_to_its_end() {
         answer.is_empty() || answer.contains("[lens: view"),
         "{answer}"
     );
+}
+
+/// Peak RSS in KiB of `lens hook AGENT < $EV`, by `/usr/bin/time -f %M`, and
+/// what it printed.
+fn hook_peak_kib(sb: &Sandbox, agent: &str) -> (u64, std::process::Output) {
+    assert!(
+        std::path::Path::new("/usr/bin/time").exists(),
+        "this test measures peak memory with GNU time: apt-get install time"
+    );
+    let rss = sb.root.join("rss.txt");
+    let out = sh(
+        sb,
+        &format!(
+            "/usr/bin/time -f %M -o '{}' \"$LENS_BIN\" hook {agent} < \"$EV\"",
+            rss.display()
+        ),
+    );
+    let kib = std::fs::read_to_string(&rss)
+        .unwrap_or_default()
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak RSS in {}", rss.display()));
+    (kib, out)
+}
+
+#[test]
+fn a_big_inline_hook_event_is_filtered_in_bounded_memory() {
+    let _turn = heavy();
+    // An event once was read whole, copied, and parsed into owned strings: a
+    // 50 MB inline output peaked at about 147 MiB. The output string is now
+    // streamed out of the event as it is read.
+    let sb = Sandbox::new();
+    let mut output = String::with_capacity(51 << 20);
+    let mut i = 0;
+    while output.len() < 50_000_000 {
+        i += 1;
+        output.push_str(&format!(
+            "   Compiling crate-{i} v0.1.0 (\"/src/{i}\")\tcafé \u{1}\\ ok\n"
+        ));
+    }
+    output.push_str("error: the build failed\n");
+    let want = sb.root.join("want.txt");
+    common::write(&want, output.as_bytes());
+    let events = [
+        (
+            "claude",
+            serde_json::json!({
+                "session_id": "s", "cwd": sb.root.display().to_string(),
+                "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                "tool_input": {"command": "make", "description": "build"},
+                "tool_response": {"stdout": output, "stderr": "", "interrupted": false, "isImage": false},
+                "tool_use_id": "t1",
+            }),
+            "/hookSpecificOutput/updatedToolOutput/stdout",
+        ),
+        (
+            "opencode",
+            serde_json::json!({
+                "command": "make", "output": output, "exit": 2, "outputPath": null,
+                "cwd": sb.root.display().to_string(),
+            }),
+            "/output",
+        ),
+    ];
+    drop(output);
+    for (agent, event, at) in events {
+        common::write(&sb.root.join("event.json"), event.to_string().as_bytes());
+        drop(event);
+        let (kib, out) = hook_peak_kib(&sb, agent);
+        assert_eq!(out.status.code(), Some(0), "{agent}: {}", text(&out.stderr));
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{agent}: {e}: {}", text(&out.stdout)));
+        let view = answer
+            .pointer(at)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default();
+        assert!(
+            view.starts_with("[lens: view of ") && view.contains("error: the build failed"),
+            "{agent}: {answer}"
+        );
+        // The stored run is the output, byte for byte.
+        let h = handle_in(view.as_bytes()).unwrap();
+        let shown = sh(&sb, &format!("\"$LENS_BIN\" show {h} | cksum"));
+        let wanted = sh(&sb, &format!("cksum < '{}'", want.display()));
+        assert_eq!(text(&shown.stdout), text(&wanted.stdout), "{agent}");
+        assert!(kib <= 64 << 10, "{agent}: peak RSS {kib} KiB");
+    }
 }

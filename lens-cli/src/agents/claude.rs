@@ -23,7 +23,8 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::{Change, Edit};
-use crate::captured::{Captured, Filtered};
+use crate::captured::{Captured, Filtered, Output};
+use crate::event::{Event, Piece};
 
 /// The command the hook runs.
 pub const HOOK: &str = "lens hook claude";
@@ -61,7 +62,8 @@ pub fn settings_edits(path: PathBuf) -> Vec<Edit> {
 }
 
 /// The captured output in a `PostToolUse` event, when it is one Lens filters.
-pub fn read_event(event: &Value) -> Option<Captured> {
+pub fn read_event(e: &Event) -> Option<Captured> {
+    let event = &e.value;
     if event.get("hook_event_name")?.as_str()? != "PostToolUse"
         || event.get("tool_name")?.as_str()? != "Bash"
     {
@@ -75,16 +77,16 @@ pub fn read_event(event: &Value) -> Option<Captured> {
     if flag("interrupted") || flag("isImage") || r.get("backgroundTaskId").is_some() {
         return None;
     }
-    let mut output = r.get("stdout")?.as_str()?.to_string();
-    if let Some(err) = r.get("stderr").and_then(Value::as_str) {
+    let mut output = Output::from(e.text("/tool_response/stdout")?.piece());
+    if let Some(err) = e.text("/tool_response/stderr") {
         if !err.is_empty() {
-            output.push('\n');
-            output.push_str(err);
+            output.push(Piece::Held(b"\n".to_vec()));
+            output.push(err.piece());
         }
     }
     Some(Captured {
         line: line.to_string(),
-        output: output.into_bytes(),
+        output,
         full: r
             .get("persistedOutputPath")
             .and_then(Value::as_str)
@@ -124,20 +126,30 @@ const PREVIEW_CHARS: usize = 2000;
 /// own text when it was inline (it IS what the model reads, trimmed as Claude
 /// Code trims it), the preview block when the output was persisted;
 /// `output_len` when the event holds neither.
-pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
-    let Some(r) = event.get("tool_response") else {
+pub fn model_would_read(e: &Event, output_len: u64) -> u64 {
+    let Some(r) = e.value.get("tool_response") else {
         return output_len;
     };
-    let Some(stdout) = r.get("stdout").and_then(Value::as_str) else {
+    let Some(stdout) = e.text("/tool_response/stdout") else {
         return output_len;
     };
+    // A spooled string's middle is left out of its sketch: trimming only
+    // touches its ends, and the bytes left out are counted back.
+    let (stdout, middle, _) = stdout.sketch();
     let body = stdout
         .trim_start_matches(['\n', ' ', '\t', '\r'])
         .trim_end();
-    let err = r.get("stderr").and_then(Value::as_str).unwrap_or("").trim();
-    let err_len = if err.is_empty() { 0 } else { err.len() + 1 };
+    let err_len = e.text("/tool_response/stderr").map_or(0, |t| {
+        let (err, middle, _) = t.sketch();
+        let err = err.trim();
+        if err.is_empty() {
+            0
+        } else {
+            err.len() as u64 + middle + 1
+        }
+    });
     let Some(path) = r.get("persistedOutputPath").and_then(Value::as_str) else {
-        return (body.len() + err_len) as u64;
+        return body.len() as u64 + middle + err_len;
     };
     let size = r
         .get("persistedOutputSize")
@@ -149,7 +161,7 @@ pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
         claude_size(size),
         if more { "\n...\n" } else { "" }
     );
-    (block.len() + err_len) as u64
+    block.len() as u64 + err_len
 }
 
 /// The preview: the first [`PREVIEW_CHARS`] characters, ending at the last
@@ -183,8 +195,8 @@ mod would_read_tests {
     fn an_inline_result_is_read_as_the_event_holds_it() {
         let e = json!({"tool_response": {"stdout": "\nabc\n\n", "stderr": "warn\n"}});
         // "abc", then the stderr on a line of its own.
-        assert_eq!(model_would_read(&e, 999), 3 + 1 + 4);
-        assert_eq!(model_would_read(&json!({}), 999), 999);
+        assert_eq!(model_would_read(&e.into(), 999), 3 + 1 + 4);
+        assert_eq!(model_would_read(&json!({}).into(), 999), 999);
     }
 
     #[test]
@@ -194,7 +206,7 @@ mod would_read_tests {
         let path = "/h/.claude/projects/p/tool-results/b1.txt";
         let e = json!({"tool_response": {"stdout": stdout, "stderr": "",
             "persistedOutputPath": path, "persistedOutputSize": 408_894}});
-        let n = model_would_read(&e, 408_894);
+        let n = model_would_read(&e.into(), 408_894);
         // 19 whole lines of the first 2,000 characters, and the block around them.
         let preview = 19 * 100 - 1;
         assert!(n > preview as u64 && n < preview as u64 + 300, "{n}");
@@ -218,13 +230,16 @@ mod tests {
 
     #[test]
     fn a_finished_commands_output_is_read_with_the_full_file() {
-        let c = read_event(&event(json!({
-            "stdout": "a\nb", "stderr": "", "interrupted": false, "isImage": false,
-            "persistedOutputPath": "/h/.claude/x.txt"
-        })))
+        let c = read_event(
+            &event(json!({
+                "stdout": "a\nb", "stderr": "", "interrupted": false, "isImage": false,
+                "persistedOutputPath": "/h/.claude/x.txt"
+            }))
+            .into(),
+        )
         .unwrap();
         assert_eq!(c.line, "git status");
-        assert_eq!(c.output, b"a\nb");
+        assert_eq!(c.output.to_vec().unwrap(), b"a\nb");
         assert_eq!(c.full, Some(PathBuf::from("/h/.claude/x.txt")));
         assert_eq!(c.exit, None);
         assert_eq!(c.cwd.as_deref(), Some("/p"));
@@ -238,14 +253,14 @@ mod tests {
             json!({"stdout": "", "stderr": "", "interrupted": false, "backgroundTaskId": "b1"}),
             json!({"stderr": ""}),
         ] {
-            assert!(read_event(&event(r.clone())).is_none(), "{r}");
+            assert!(read_event(&event(r.clone()).into()).is_none(), "{r}");
         }
         let mut e = event(json!({"stdout": "a", "stderr": ""}));
         e["hook_event_name"] = json!("PostToolUseFailure");
-        assert!(read_event(&e).is_none());
+        assert!(read_event(&e.clone().into()).is_none());
         e["hook_event_name"] = json!("PostToolUse");
         e["tool_name"] = json!("Read");
-        assert!(read_event(&e).is_none());
+        assert!(read_event(&e.clone().into()).is_none());
     }
 
     #[test]

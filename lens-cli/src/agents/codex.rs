@@ -29,7 +29,8 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::{Change, Edit};
-use crate::captured::{Captured, Filtered};
+use crate::captured::{Captured, Filtered, Output};
+use crate::event::Event;
 
 /// The command the hook runs.
 pub const HOOK: &str = "lens hook codex";
@@ -69,14 +70,17 @@ pub fn hooks_edit(path: PathBuf) -> Edit {
 }
 
 /// The captured output in a `PostToolUse` event, when it is one Lens filters.
-pub fn read_event(event: &Value) -> Option<Captured> {
+pub fn read_event(e: &Event) -> Option<Captured> {
+    let event = &e.value;
     if event.get("hook_event_name")?.as_str()? != "PostToolUse"
         || event.get("tool_name")?.as_str()? != "Bash"
     {
         return None;
     }
     let line = event.pointer("/tool_input/command")?.as_str()?;
-    let shown = event.get("tool_response")?.as_str()?;
+    let shown_text = e.text("/tool_response")?;
+    // Only its start is compared, and a spooled one keeps its start.
+    let (shown, _, _) = shown_text.sketch();
     let call = event.get("tool_use_id").and_then(Value::as_str);
     let rollout = event.get("transcript_path").and_then(Value::as_str);
     let done = match (call, rollout) {
@@ -89,16 +93,16 @@ pub fn read_event(event: &Value) -> Option<Captured> {
         // A command that ran past Codex's first wait is reported in chunks: the
         // model has read the earlier ones already, and this event holds only
         // the last. Its output is then not the head of the command's.
-        Some((out, exit)) if !same_start(shown, &out) => (shown.to_string(), exit, true),
+        Some((out, exit)) if !same_start(&shown, &out) => (shown_text.piece().into(), exit, true),
         // Codex keeps 64 KiB of the output there: past that, neither it nor
         // the event holds the whole, and what the model reads stays Codex's.
-        Some((out, exit)) if out.len() >= ROLLOUT_OUTPUT_CAP => (out, exit, true),
-        Some((out, exit)) => (out, exit, false),
-        None => (shown.to_string(), None, false),
+        Some((out, exit)) if out.len() >= ROLLOUT_OUTPUT_CAP => (held(out), exit, true),
+        Some((out, exit)) => (held(out), exit, false),
+        None => (shown_text.piece().into(), None, false),
     };
     Some(Captured {
         line: line.to_string(),
-        output: output.into_bytes(),
+        output,
         full: None,
         exit,
         cwd: event.get("cwd").and_then(Value::as_str).map(String::from),
@@ -107,6 +111,10 @@ pub fn read_event(event: &Value) -> Option<Captured> {
         partial,
         inline: None,
     })
+}
+
+fn held(s: String) -> Output {
+    s.into_bytes().into()
 }
 
 /// True when what the model would read starts as the command's output does
@@ -174,11 +182,8 @@ pub fn answer(_event: &Value, view: &Filtered) -> Value {
 /// `Wall time: … seconds`, `Process exited with code N`, `Original token
 /// count: N`, `Output:`), sized here as a typical one; `output_len` with that
 /// header when the event holds no text.
-pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
-    let shown = event
-        .get("tool_response")
-        .and_then(Value::as_str)
-        .map_or(output_len, |s| s.len() as u64);
+pub fn model_would_read(e: &Event, output_len: u64) -> u64 {
+    let shown = e.text("/tool_response").map_or(output_len, |s| s.len());
     let header = format!(
         "Chunk ID: 000000\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: {}\nOutput:\n",
         output_len.div_ceil(4)
@@ -194,13 +199,13 @@ mod would_read_tests {
     fn the_model_reads_codexs_cut_not_the_whole_output() {
         let cut = "head …400000 chars truncated… tail".to_string();
         let e = json!({"tool_response": cut});
-        let n = model_would_read(&e, 408_894);
+        let n = model_would_read(&e.into(), 408_894);
         // The cut and its header, never the 400 KB the rollout holds.
         assert!(
             n > cut.len() as u64 + 80 && n < cut.len() as u64 + 120,
             "{n}"
         );
-        assert!(model_would_read(&json!({}), 50) > 50);
+        assert!(model_would_read(&json!({}).into(), 50) > 50);
     }
 }
 
@@ -233,21 +238,27 @@ mod tests {
             "tool_input": {"command": "make"}, "tool_response": "Warning: truncated output (original token count: 9)\nTotal output lines: 1\n\nfull …3 chars truncated… output\n",
             "tool_use_id": "call_1", "transcript_path": rollout.display().to_string(),
         });
-        let c = read_event(&event).unwrap();
+        let c = read_event(&event.clone().into()).unwrap();
         assert_eq!(
-            (c.output.as_slice(), c.exit),
+            (c.output.to_vec().unwrap().as_slice(), c.exit),
             (&b"full output\n"[..], Some(3))
         );
         assert!(!c.partial);
         // No rollout: the event's own text, exit unknown.
         let mut e = event.clone();
         e["transcript_path"] = json!(dir.join("none.jsonl").display().to_string());
-        let c = read_event(&e).unwrap();
-        assert!(c.output.starts_with(b"Warning: truncated output") && c.exit.is_none());
+        let c = read_event(&e.clone().into()).unwrap();
+        assert!(
+            c.output
+                .to_vec()
+                .unwrap()
+                .starts_with(b"Warning: truncated output")
+                && c.exit.is_none()
+        );
         // The last chunk of a long-running command: the model read the rest already.
         let mut e = event.clone();
         e["tool_response"] = json!("tail end\n");
-        assert!(read_event(&e).unwrap().partial);
+        assert!(read_event(&e.clone().into()).unwrap().partial);
         // Past what the rollout keeps: Codex holds a part, and so would Lens.
         std::fs::write(
             &rollout,
@@ -256,7 +267,7 @@ mod tests {
         .unwrap();
         let mut e = event.clone();
         e["tool_response"] = json!(format!("Warning: truncated output (original token count: 9)\nTotal output lines: 1\n\n{}…9 chars truncated…x\n", "x".repeat(300)));
-        let c = read_event(&e).unwrap();
+        let c = read_event(&e.clone().into()).unwrap();
         assert!(c.partial);
         let mut diagnostics = Vec::new();
         assert_eq!(
@@ -265,7 +276,7 @@ mod tests {
         );
 
         e["tool_name"] = json!("apply_patch");
-        assert!(read_event(&e).is_none());
+        assert!(read_event(&e.clone().into()).is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -21,7 +21,8 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::{Change, Edit};
-use crate::captured::{Captured, Filtered};
+use crate::captured::{Captured, Filtered, Output};
+use crate::event::Event;
 
 /// The command the hook runs.
 pub const HOOK: &str = "lens hook copilot";
@@ -85,7 +86,8 @@ fn saved_to(text: &str) -> Option<PathBuf> {
 }
 
 /// The captured output in a `postToolUse` event, when it is one Lens filters.
-pub fn read_event(event: &Value) -> Option<Captured> {
+pub fn read_event(e: &Event) -> Option<Captured> {
+    let event = &e.value;
     if event.get("toolName")?.as_str()? != "bash" {
         return None;
     }
@@ -94,16 +96,19 @@ pub fn read_event(event: &Value) -> Option<Captured> {
     if r.get("resultType")?.as_str()? != "success" {
         return None;
     }
-    let text = r.get("textResultForLlm")?.as_str()?;
+    let text = e.text("/toolResult/textResultForLlm")?;
+    // The last line is in a spooled text's tail and the notice in its head:
+    // the sketch reads both, and the output is the text less that last line.
+    let (sketch, _, _) = text.sketch();
     // A command still running (sent to the background) has another last line.
-    let (output, _, exit) = split_trailer(text)?;
+    let (output, trailer, exit) = split_trailer(&sketch)?;
     let full = saved_to(output);
     Some(Captured {
         line: line.to_string(),
         output: if full.is_some() {
-            Vec::new()
+            Output::default()
         } else {
-            output.as_bytes().to_vec()
+            text.piece_to(text.len() - trailer.len() as u64).into()
         },
         full,
         exit: Some(exit),
@@ -130,11 +135,9 @@ pub fn answer(event: &Value, view: &Filtered) -> Option<Value> {
 
 /// Bytes Copilot's model reads of this result without Lens: the result text
 /// the event holds is exactly that (the notice and preview for a saved one).
-pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
-    event
-        .pointer("/toolResult/textResultForLlm")
-        .and_then(Value::as_str)
-        .map_or(output_len, |t| t.len() as u64)
+pub fn model_would_read(e: &Event, output_len: u64) -> u64 {
+    e.text("/toolResult/textResultForLlm")
+        .map_or(output_len, |t| t.len())
 }
 
 #[cfg(test)]
@@ -154,26 +157,29 @@ mod tests {
 
     #[test]
     fn the_output_and_exit_code_are_read_from_the_result_text() {
-        let c = read_event(&event("a\nb\n<shellId: 3 completed with exit code 2>")).unwrap();
+        let c = read_event(&event("a\nb\n<shellId: 3 completed with exit code 2>").into()).unwrap();
         assert_eq!(c.line, "make");
-        assert_eq!(c.output, b"a\nb");
+        assert_eq!(c.output.to_vec().unwrap(), b"a\nb");
         assert_eq!(c.exit, Some(2));
         assert_eq!(c.full, None);
         assert_eq!(c.cwd.as_deref(), Some("/p"));
-        let c = read_event(&event("\n<shellId: 0 completed with exit code 0>")).unwrap();
+        let c = read_event(&event("\n<shellId: 0 completed with exit code 0>").into()).unwrap();
         assert_eq!((c.output.len(), c.exit), (0, Some(0)));
     }
 
     #[test]
     fn a_saved_result_is_read_from_its_file() {
         let text = "Output too large to read at once (399.3 KB). Saved to: /tmp/1-copilot-tool-output-x.txt\nConsider using tools like grep.\n\nPreview (first 500 chars):\n1\n2\n\n<shellId: 1 completed with exit code 0>";
-        let c = read_event(&event(text)).unwrap();
+        let c = read_event(&event(text).into()).unwrap();
         assert_eq!(
             c.full,
             Some(PathBuf::from("/tmp/1-copilot-tool-output-x.txt"))
         );
         assert!(c.output.is_empty());
-        assert_eq!(model_would_read(&event(text), 408_894), text.len() as u64);
+        assert_eq!(
+            model_would_read(&event(text).into(), 408_894),
+            text.len() as u64
+        );
     }
 
     #[test]
@@ -183,14 +189,14 @@ mod tests {
             "a",
             "a\n<shellId: x completed with exit code 1>",
         ] {
-            assert!(read_event(&event(text)).is_none(), "{text}");
+            assert!(read_event(&event(text).into()).is_none(), "{text}");
         }
         let mut e = event("a\n<shellId: 3 completed with exit code 0>");
         e["toolResult"]["resultType"] = json!("failure");
-        assert!(read_event(&e).is_none());
+        assert!(read_event(&e.clone().into()).is_none());
         e["toolResult"]["resultType"] = json!("success");
         e["toolName"] = json!("view");
-        assert!(read_event(&e).is_none());
+        assert!(read_event(&e.clone().into()).is_none());
     }
 
     #[test]

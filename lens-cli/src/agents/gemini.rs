@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 
 use super::{Change, Edit};
 use crate::captured::{Captured, Filtered};
+use crate::event::{Event, Text};
 
 /// The command the hook runs.
 pub const HOOK: &str = "lens hook gemini";
@@ -136,7 +137,8 @@ pub fn split_result(
 }
 
 /// The captured output in an `AfterTool` event, when it is one Lens filters.
-pub fn read_event(event: &Value) -> Option<Captured> {
+pub fn read_event(e: &Event) -> Option<Captured> {
+    let event = &e.value;
     if event.get("hook_event_name")?.as_str()? != "AfterTool"
         || event.get("tool_name")?.as_str()? != "run_shell_command"
     {
@@ -144,18 +146,20 @@ pub fn read_event(event: &Value) -> Option<Captured> {
     }
     let line = event.pointer("/tool_input/command")?.as_str()?;
     let r = event.get("tool_response")?;
-    let text = ["llmContent", "output", "returnDisplay"]
-        .iter()
-        .find_map(|k| r.get(*k).and_then(Value::as_str))
-        .or_else(|| r.as_str())?;
+    // Gemini CLI cuts a long output itself; one spooled from the event all
+    // the same is read back whole here.
+    let text = result_text(e)?.whole()?;
     // `returnDisplay` is the output as a string only when Gemini CLI ran the
     // command without a terminal; with one it is the screen's cells.
-    let display = r.get("returnDisplay").and_then(Value::as_str);
+    let display = match e.text("/tool_response/returnDisplay") {
+        Some(t) => Some(t.whole()?),
+        None => None,
+    };
     let error = r.pointer("/error/message").and_then(Value::as_str);
-    let (output, exit) = split_result(text, display, error)?;
+    let (output, exit) = split_result(&text, display.as_deref(), error)?;
     Some(Captured {
         line: line.to_string(),
-        output: output.into_bytes(),
+        output: output.into_bytes().into(),
         full: None,
         exit,
         cwd: event.get("cwd").and_then(Value::as_str).map(String::from),
@@ -164,6 +168,15 @@ pub fn read_event(event: &Value) -> Option<Captured> {
         partial: false,
         inline: None,
     })
+}
+
+/// The result's text: its `llmContent`, `output` or `returnDisplay`, or the
+/// result itself when it is a string.
+fn result_text(e: &Event) -> Option<Text<'_>> {
+    ["llmContent", "output", "returnDisplay"]
+        .iter()
+        .find_map(|k| e.text(&format!("/tool_response/{k}")))
+        .or_else(|| e.text("/tool_response"))
 }
 
 /// The answer: `read_file` of the view, written into the project's temp
@@ -429,26 +442,25 @@ const TRUNCATE_THRESHOLD: usize = 40_000;
 /// Bytes Gemini CLI's model reads of this result without Lens: the result
 /// text the event holds (`Output: …` and its trailer), cut as Gemini CLI cuts
 /// one over [`TRUNCATE_THRESHOLD`]; `output_len` when the event holds none.
-pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
-    let Some(r) = event.get("tool_response") else {
+pub fn model_would_read(e: &Event, output_len: u64) -> u64 {
+    if e.value.get("tool_response").is_none() {
+        return output_len;
+    }
+    let Some(text) = result_text(e) else {
         return output_len;
     };
-    let Some(text) = ["llmContent", "output", "returnDisplay"]
-        .iter()
-        .find_map(|k| r.get(*k).and_then(Value::as_str))
-        .or_else(|| r.as_str())
-    else {
-        return output_len;
-    };
-    let chars = text.chars().count();
+    let chars = text.chars() as usize;
     if chars <= TRUNCATE_THRESHOLD {
-        return text.len() as u64;
+        return text.len();
     }
     let head = TRUNCATE_THRESHOLD / 5;
     let tail = TRUNCATE_THRESHOLD - head;
     let bytes = |s: &str| s.len();
+    // A spooled text's sketch holds more than this head and tail.
+    let (text, _, middle) = text.sketch();
+    let kept = chars - middle as usize;
     let head_text: String = text.chars().take(head).collect();
-    let tail_text: String = text.chars().skip(chars - tail).collect();
+    let tail_text: String = text.chars().skip(kept - tail).collect();
     // The saved file's path: the project's temp directory, `tool-outputs`,
     // the session and the call; sized as a typical one.
     let notice = format!(
@@ -479,9 +491,12 @@ mod would_read_tests {
     #[test]
     fn a_result_under_the_threshold_is_read_whole_and_a_longer_one_cut() {
         let short = json!({"tool_response": {"llmContent": "Output: a\nb"}});
-        assert_eq!(model_would_read(&short, 3), 11);
+        assert_eq!(model_would_read(&short.into(), 3), 11);
         let long = format!("Output: {}", "y".repeat(400_000));
-        let n = model_would_read(&json!({"tool_response": {"llmContent": long}}), 400_000);
+        let n = model_would_read(
+            &json!({"tool_response": {"llmContent": long}}).into(),
+            400_000,
+        );
         assert!(n > 40_000 && n < 40_400, "{n}");
         assert_eq!(group_thousands(1_234_567), "1,234,567");
         assert_eq!(group_thousands(999), "999");
@@ -601,8 +616,11 @@ mod tests {
                 "returnDisplay": "1\nError: INSTALLATION FAILED: x"
             }
         });
-        let c = read_event(&event).unwrap();
-        assert_eq!(c.output, b"1\nError: INSTALLATION FAILED: x");
+        let c = read_event(&event.clone().into()).unwrap();
+        assert_eq!(
+            c.output.to_vec().unwrap(),
+            b"1\nError: INSTALLATION FAILED: x"
+        );
         assert_eq!(c.exit, Some(1));
     }
 

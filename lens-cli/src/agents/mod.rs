@@ -42,6 +42,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::event::Event;
+
 /// The agents `init` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -448,7 +450,7 @@ pub fn as_written(agent: Agent, text: &str) -> Option<String> {
 
 /// The captured output in an agent's after-tool event, when it is one Lens
 /// filters.
-pub fn read_event(agent: Agent, event: &Value) -> Option<crate::captured::Captured> {
+pub fn read_event(agent: Agent, event: &Event) -> Option<crate::captured::Captured> {
     let mut c = match agent {
         Agent::Claude => claude::read_event(event),
         Agent::Codex => codex::read_event(event),
@@ -481,7 +483,7 @@ pub fn read_event(agent: Agent, event: &Value) -> Option<crate::captured::Captur
 /// Bytes `agent`'s model would read of this event's result without Lens (its
 /// own cut, preview or limit), from the event where it holds that and from
 /// the pinned CLI's rules otherwise; `output_len` is the captured output's.
-pub fn model_would_read(agent: Agent, event: &Value, output_len: u64) -> u64 {
+pub fn model_would_read(agent: Agent, event: &Event, output_len: u64) -> u64 {
     match agent {
         Agent::Claude => claude::model_would_read(event, output_len),
         Agent::Codex => codex::model_would_read(event, output_len),
@@ -1305,6 +1307,102 @@ mod tests {
             if !a.has_hook() {
                 assert!(!needs(a, Scope::Global, &place).is_empty(), "{a:?}");
             }
+        }
+    }
+
+    #[test]
+    fn what_the_model_would_read_is_the_same_for_a_spooled_output() {
+        let trailer = "\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: (none)";
+        let out: String = (0..40_000)
+            .map(|i| format!("  line {i} caf\u{e9}\t\"x\"\n"))
+            .collect::<String>()
+            + "  \n";
+        let events = [
+            (
+                Agent::Claude,
+                serde_json::json!({"tool_response": {"stdout": out, "stderr": " warn "}}),
+            ),
+            (
+                Agent::Claude,
+                serde_json::json!({"tool_response": {"stdout": out, "stderr": "",
+                    "persistedOutputPath": "/p/b1.txt", "persistedOutputSize": 9}}),
+            ),
+            (
+                Agent::Opencode,
+                serde_json::json!({"command": "make", "output": out}),
+            ),
+            (
+                Agent::Gemini,
+                serde_json::json!({"tool_response": {"llmContent": format!("Output: {out}")}}),
+            ),
+            (Agent::Codex, serde_json::json!({"tool_response": out})),
+            (
+                Agent::Kilo,
+                serde_json::json!({"command": "make", "output": out, "outputPath": null}),
+            ),
+            (
+                Agent::Vibe,
+                serde_json::json!({"hook_event_name": "post_tool", "tool_status": "success",
+                    "tool_name": "bash", "tool_input": {"command": "make"},
+                    "tool_output": {"command": "make", "stdout": out, "stderr": "w\n",
+                        "returncode": 2, "timed_out": false, "was_truncated": false}}),
+            ),
+            (
+                Agent::Pi,
+                serde_json::json!({"command": "make", "isError": true, "fullOutputPath": null,
+                    "output": format!("{out}\n\nCommand exited with code 2")}),
+            ),
+            (
+                Agent::Copilot,
+                serde_json::json!({"toolName": "bash", "toolArgs": {"command": "make"},
+                    "toolResult": {"resultType": "success",
+                        "textResultForLlm": format!("{out}\n<shellId: 3 completed with exit code 2>")}}),
+            ),
+            (
+                Agent::Qwen,
+                serde_json::json!({"hook_event_name": "PostToolUse",
+                    "tool_name": "run_shell_command", "tool_input": {"command": "make"},
+                    "tool_response": {"llmContent": format!("Command: make\nDirectory: (root)\nOutput: {out}{trailer}"),
+                        "returnDisplay": out}}),
+            ),
+            (
+                Agent::Qwen,
+                serde_json::json!({"hook_event_name": "PostToolUse",
+                    "tool_name": "run_shell_command", "tool_input": {"command": "make"},
+                    "tool_response": {"llmContent": format!("{}The full output has been saved to: /t/o\n{}Command: make\nDirectory: (root)\nOutput: {}{trailer}",
+                            qwen::CUT, qwen::CUT_TEXT, &out[..500]),
+                        "returnDisplay": format!("{out}\n{}/t/o", qwen::SAVED)}}),
+            ),
+        ];
+        for (agent, v) in events {
+            let text = v.to_string();
+            let spooled =
+                crate::event::read_spooling_in(text.as_bytes(), std::env::temp_dir).unwrap();
+            assert_ne!(spooled.value, v, "{agent:?}: nothing was spooled");
+            let held = Event::from(v);
+            assert_eq!(
+                model_would_read(agent, &spooled, 7),
+                model_would_read(agent, &held, 7),
+                "{agent:?}"
+            );
+            // The captured output is the same bytes, whichever way it was read.
+            let (Some(a), Some(b)) = (read_event(agent, &spooled), read_event(agent, &held)) else {
+                assert!(
+                    matches!(agent, Agent::Claude | Agent::Gemini | Agent::Codex),
+                    "{agent:?}: no output read"
+                );
+                continue;
+            };
+            assert!(
+                a.output.to_vec().unwrap() == b.output.to_vec().unwrap(),
+                "{agent:?}"
+            );
+            assert!(!a.output.is_empty(), "{agent:?}");
+            assert_eq!(
+                (a.exit, a.full, a.partial),
+                (b.exit, b.full, b.partial),
+                "{agent:?}"
+            );
         }
     }
 

@@ -29,6 +29,7 @@ use serde_json::{json, Value};
 
 use super::{Change, Edit};
 use crate::captured::{Captured, Filtered};
+use crate::event::Event;
 
 /// What OpenCode's bash tool shows without cutting (it keeps the rest in a
 /// file, named in `metadata.outputPath`).
@@ -235,12 +236,13 @@ pub fn allow_show_edit(path: PathBuf) -> Edit {
 }
 
 /// The event the plugin sends.
-pub fn read_event(event: &Value) -> Option<Captured> {
+pub fn read_event(e: &Event) -> Option<Captured> {
+    let event = &e.value;
     let line = event.get("command")?.as_str()?;
-    let output = event.get("output")?.as_str()?;
+    let output = e.text("/output")?;
     Some(Captured {
         line: line.to_string(),
-        output: output.as_bytes().to_vec(),
+        output: output.piece().into(),
         full: event
             .get("outputPath")
             .and_then(Value::as_str)
@@ -337,15 +339,17 @@ const MAX_BYTES: usize = 51_200;
 /// `outputPath` holds the cut the model reads; an event over the limits
 /// without one is cut here as OpenCode would: its tail up to the limits,
 /// after `...output truncated...` and the line naming the file.
-pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
-    let Some(output) = event.get("output").and_then(Value::as_str) else {
+pub fn model_would_read(e: &Event, output_len: u64) -> u64 {
+    let Some(text) = e.text("/output") else {
         return output_len;
     };
-    let has_path = event.get("outputPath").and_then(Value::as_str).is_some();
-    let lines = output.split('\n').count();
-    if has_path || (lines <= MAX_LINES && output.len() <= MAX_BYTES) {
-        return output.len() as u64;
+    let has_path = e.value.get("outputPath").and_then(Value::as_str).is_some();
+    if has_path || (text.lines() <= MAX_LINES as u64 && text.len() <= MAX_BYTES as u64) {
+        return text.len();
     }
+    // The tail of a spooled output is in its sketch: a line that reaches into
+    // the middle left out is longer than the limit either way.
+    let (output, _, _) = text.sketch();
     let mut kept = 0;
     for (i, line) in output.rsplit('\n').take(MAX_LINES).enumerate() {
         let add = line.len() + usize::from(i > 0);
@@ -367,15 +371,15 @@ mod would_read_tests {
     #[test]
     fn the_event_holds_opencodes_cut_or_it_is_cut_here() {
         let cut = json!({"output": "a\nb", "outputPath": "/t/tool_1"});
-        assert_eq!(model_would_read(&cut, 400_000), 3);
+        assert_eq!(model_would_read(&cut.into(), 400_000), 3);
         // 4,000 lines of 6 bytes: the last 2,000 lines are kept.
         let whole: String = (1..=4000).map(|_| "12345\n").collect();
-        let n = model_would_read(&json!({"output": whole.trim_end()}), 24_000);
+        let n = model_would_read(&json!({"output": whole.trim_end()}).into(), 24_000);
         assert!(n > 12_000 && n < 12_150, "{n}");
         // 512 lines of 100 bytes fill 51,200.
         let wide = "z".repeat(99) + "\n";
-        let n = model_would_read(&json!({"output": wide.repeat(1000)}), 100_000);
+        let n = model_would_read(&json!({"output": wide.repeat(1000)}).into(), 100_000);
         assert!(n > 51_000 && n < 51_350, "{n}");
-        assert_eq!(model_would_read(&json!({"output": "ok"}), 9), 2);
+        assert_eq!(model_would_read(&json!({"output": "ok"}).into(), 9), 2);
     }
 }

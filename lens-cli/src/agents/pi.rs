@@ -26,6 +26,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use crate::captured::{Captured, Filtered};
+use crate::event::Event;
 
 /// What pi's bash tool shows without cutting (`DEFAULT_MAX_BYTES`; it cuts at
 /// `DEFAULT_MAX_LINES`, 2,000 lines, too).
@@ -76,23 +77,29 @@ const FULL: &str = "Full output: ";
 
 /// The event the extension sends; `None` for a result that is not a
 /// command's output (a timeout, an abort, a tool error).
-pub fn read_event(event: &Value) -> Option<Captured> {
+pub fn read_event(e: &Event) -> Option<Captured> {
+    let event = &e.value;
     let line = event.get("command")?.as_str()?;
-    let text = event.get("output")?.as_str()?;
+    let whole = e.text("/output")?;
+    // pi's last lines (the exit status, the full output's name) are in a
+    // spooled text's tail: the sketch reads them, and the output is the text
+    // less them.
+    let (text, _, _) = whole.sketch();
     let failed = event.get("isError").and_then(Value::as_bool)?;
     let (output, exit) = if failed {
-        split_status(text)?
+        split_status(&text)?
     } else {
-        (text, 0)
+        (&*text, 0)
     };
     let full = event
         .get("fullOutputPath")
         .and_then(Value::as_str)
         .map(PathBuf::from)
         .or_else(|| named_full(output));
+    let dropped = (text.len() - output.len()) as u64;
     Some(Captured {
         line: line.to_string(),
-        output: output.as_bytes().to_vec(),
+        output: whole.piece_to(whole.len() - dropped).into(),
         full,
         exit: Some(exit),
         cwd: event.get("cwd").and_then(Value::as_str).map(String::from),
@@ -133,11 +140,8 @@ pub fn answer(view: &Filtered) -> Value {
 
 /// Bytes pi's model reads of this result without Lens: the event's text,
 /// which pi cut before the event.
-pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
-    event
-        .get("output")
-        .and_then(Value::as_str)
-        .map_or(output_len, |t| t.len() as u64)
+pub fn model_would_read(e: &Event, output_len: u64) -> u64 {
+    e.text("/output").map_or(output_len, |t| t.len())
 }
 
 #[cfg(test)]
@@ -150,26 +154,33 @@ mod tests {
 
     #[test]
     fn a_failed_command_gives_its_output_and_exit_code() {
-        let c = read_event(&event("a\nb\n\n\nCommand exited with code 3", true, None)).unwrap();
-        assert_eq!(c.output, b"a\nb\n");
+        let c =
+            read_event(&event("a\nb\n\n\nCommand exited with code 3", true, None).into()).unwrap();
+        assert_eq!(c.output.to_vec().unwrap(), b"a\nb\n");
         assert_eq!(c.exit, Some(3));
         assert_eq!(c.full, None);
-        let c = read_event(&event("a\nb\n", false, None)).unwrap();
-        assert_eq!((c.output.as_slice(), c.exit), (&b"a\nb\n"[..], Some(0)));
+        let c = read_event(&event("a\nb\n", false, None).into()).unwrap();
+        assert_eq!(
+            (c.output.to_vec().unwrap().as_slice(), c.exit),
+            (&b"a\nb\n"[..], Some(0))
+        );
         // A timeout or an abort is not a command's output.
-        assert!(read_event(&event("a\n\nCommand timed out after 5 seconds", true, None)).is_none());
-        assert!(read_event(&json!({"command": "x", "output": "y"})).is_none());
+        assert!(
+            read_event(&event("a\n\nCommand timed out after 5 seconds", true, None).into())
+                .is_none()
+        );
+        assert!(read_event(&json!({"command": "x", "output": "y"}).into()).is_none());
     }
 
     #[test]
     fn the_full_output_is_found_where_pi_names_it() {
         let cut =
             "9\n10\n\n[Showing lines 9-10 of 10 (50.0KB limit). Full output: /tmp/pi-bash-1a.log]";
-        let c = read_event(&event(cut, false, Some("/tmp/pi-bash-1a.log"))).unwrap();
+        let c = read_event(&event(cut, false, Some("/tmp/pi-bash-1a.log")).into()).unwrap();
         assert_eq!(c.full, Some(PathBuf::from("/tmp/pi-bash-1a.log")));
         // A failure's details are empty: the path comes from the text.
         let failed = format!("{cut}\n\nCommand exited with code 2");
-        let c = read_event(&event(&failed, true, None)).unwrap();
+        let c = read_event(&event(&failed, true, None).into()).unwrap();
         assert_eq!(c.full, Some(PathBuf::from("/tmp/pi-bash-1a.log")));
         assert_eq!(c.exit, Some(2));
         assert_eq!(named_full("no notice]"), None);
@@ -191,6 +202,6 @@ mod tests {
             "view\n\nCommand exited with code 3"
         );
         let text = "x".repeat(10);
-        assert_eq!(model_would_read(&event(&text, false, None), 99), 10);
+        assert_eq!(model_would_read(&event(&text, false, None).into(), 99), 10);
     }
 }

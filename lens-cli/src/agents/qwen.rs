@@ -31,7 +31,8 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::{Change, Edit};
-use crate::captured::{Captured, Filtered};
+use crate::captured::{Captured, Filtered, Output};
+use crate::event::{Event, Text};
 
 /// The command the hook runs.
 pub const HOOK: &str = "lens hook qwen";
@@ -61,13 +62,13 @@ pub fn hook_edit(path: PathBuf) -> Edit {
 }
 
 /// The shell tool's notice for a result it cut and saved.
-const CUT: &str = "Tool output was too large and has been truncated.\n";
+pub(super) const CUT: &str = "Tool output was too large and has been truncated.\n";
 /// Where in that notice the framed text starts.
-const CUT_TEXT: &str = "\nTruncated part of the output:\n";
+pub(super) const CUT_TEXT: &str = "\nTruncated part of the output:\n";
 /// Where the shell tool's preview of a cut result leaves out the middle.
 const CUT_MARK: &str = "\n\n---\n... [CONTENT TRUNCATED] ...\n---\n\n";
 /// The last line `returnDisplay` gets when the output was saved.
-const SAVED: &str = "Output too long and was saved to: ";
+pub(super) const SAVED: &str = "Output too long and was saved to: ";
 
 /// A framed result split where its output goes: the lines before `Output: `,
 /// the output as the frame holds it, and the trailer from `\nError: ` on.
@@ -103,50 +104,58 @@ fn exit_code(trailer: &str) -> Option<i32> {
 /// The command's output in an event: `returnDisplay` when it is the output
 /// (less the saved-file line), checked against the frame; otherwise the
 /// frame's own, when the frame is whole.
-fn output_of(llm: &str, display: Option<&str>) -> Option<String> {
+fn output_of(llm: &str, display: Option<Text>) -> Option<Output> {
     let (_, framed, _) = split_frame(frame(llm)?)?;
     let cut = llm.starts_with(CUT);
-    if let Some(d) = display {
-        let d = match d.rfind(SAVED) {
-            Some(at) if cut && (at == 0 || d[..at].ends_with('\n')) => {
-                d[..at].strip_suffix('\n').unwrap_or(&d[..at])
+    if let Some(whole) = display {
+        // `returnDisplay` is the whole output and may be spooled: its
+        // saved-file line is in the sketch's tail, its start in the head.
+        let (sketch, _, _) = whole.sketch();
+        let d = match sketch.rfind(SAVED) {
+            Some(at) if cut && (at == 0 || sketch[..at].ends_with('\n')) => {
+                sketch[..at].strip_suffix('\n').unwrap_or(&sketch[..at])
             }
-            _ => d,
+            _ => &sketch[..],
         };
+        let dropped = (sketch.len() - d.len()) as u64;
         // The frame holds the whole output, or the start of it when cut.
         let agrees = if cut {
             let head = framed.split(CUT_MARK).next().unwrap_or("");
             head.get(..head.len().min(200))
                 .is_some_and(|h| d.starts_with(h.trim_end_matches('.')))
         } else {
-            framed == d
+            // Read back only when as long as the frame's, which is held.
+            whole.len() == framed.len() as u64 && whole.whole().is_some_and(|w| w == framed)
         };
         if agrees {
-            return Some(d.to_string());
+            return Some(whole.piece_to(whole.len() - dropped).into());
         }
     }
     if cut {
         return None;
     }
-    Some(if framed == "(empty)" { "" } else { framed }.to_string())
+    let framed = if framed == "(empty)" { "" } else { framed };
+    Some(framed.as_bytes().to_vec().into())
 }
 
 /// The captured output in a `PostToolUse` event, when it is one Lens filters.
-pub fn read_event(event: &Value) -> Option<Captured> {
+pub fn read_event(e: &Event) -> Option<Captured> {
+    let event = &e.value;
     if event.get("hook_event_name")?.as_str()? != "PostToolUse"
         || event.get("tool_name")?.as_str()? != "run_shell_command"
     {
         return None;
     }
     let line = event.pointer("/tool_input/command")?.as_str()?;
-    let r = event.get("tool_response")?;
-    let llm = r.get("llmContent")?.as_str()?;
-    let display = r.get("returnDisplay").and_then(Value::as_str);
-    let output = output_of(llm, display)?;
-    let (_, _, trailer) = split_frame(frame(llm)?)?;
+    // Qwen Code cuts `llmContent` to 30,000 characters before the event, so
+    // it is read whole: the frame is matched over all of it.
+    let llm = e.text("/tool_response/llmContent")?.whole()?;
+    let display = e.text("/tool_response/returnDisplay");
+    let output = output_of(&llm, display)?;
+    let (_, _, trailer) = split_frame(frame(&llm)?)?;
     Some(Captured {
         line: line.to_string(),
-        output: output.into_bytes(),
+        output,
         full: None,
         exit: exit_code(trailer),
         cwd: event.get("cwd").and_then(Value::as_str).map(String::from),
@@ -182,11 +191,9 @@ pub fn without_version(text: &str) -> Option<String> {
 
 /// Bytes Qwen Code's model reads of this result without Lens: the
 /// `llmContent` the event holds, already cut by the shell tool.
-pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
-    event
-        .pointer("/tool_response/llmContent")
-        .and_then(Value::as_str)
-        .map_or(output_len, |t| t.len() as u64)
+pub fn model_would_read(e: &Event, output_len: u64) -> u64 {
+    e.text("/tool_response/llmContent")
+        .map_or(output_len, |t| t.len())
 }
 
 #[cfg(test)]
@@ -213,22 +220,36 @@ mod tests {
     #[test]
     fn a_whole_result_splits_into_its_output_and_exit_code() {
         let llm = format!("Command: git status\nDirectory: (root)\nOutput: a\nb{TRAILER}");
-        let c = read_event(&event(&llm, "a\nb")).unwrap();
+        let c = read_event(&event(&llm, "a\nb").into()).unwrap();
         assert_eq!(c.line, "git status");
-        assert_eq!(c.output, b"a\nb");
+        assert_eq!(c.output.to_vec().unwrap(), b"a\nb");
         assert_eq!(c.exit, Some(0));
         assert_eq!(c.cwd.as_deref(), Some("/p"));
         // Debug mode shows the frame itself: the frame's output is taken.
-        assert_eq!(read_event(&event(&llm, &llm)).unwrap().output, b"a\nb");
+        assert_eq!(
+            read_event(&event(&llm, &llm).into())
+                .unwrap()
+                .output
+                .to_vec()
+                .unwrap(),
+            b"a\nb"
+        );
         // An output line that looks like the trailer stays the output's.
         let out = "x\nError: (none)\ny";
         let llm = format!("Command: c\nDirectory: (root)\nOutput: {out}{TRAILER}");
         assert_eq!(
-            read_event(&event(&llm, out)).unwrap().output,
+            read_event(&event(&llm, out).into())
+                .unwrap()
+                .output
+                .to_vec()
+                .unwrap(),
             out.as_bytes()
         );
         let llm = format!("Command: true\nDirectory: (root)\nOutput: (empty){TRAILER}");
-        assert!(read_event(&event(&llm, "")).unwrap().output.is_empty());
+        assert!(read_event(&event(&llm, "").into())
+            .unwrap()
+            .output
+            .is_empty());
     }
 
     #[test]
@@ -238,14 +259,14 @@ mod tests {
         let whole: String = (1..=70000).map(|n| format!("{n}\n")).collect();
         let whole = whole.trim_end();
         let display = format!("{whole}\n{SAVED}{file}");
-        let c = read_event(&event(&llm, &display)).unwrap();
-        assert_eq!(c.output, whole.as_bytes());
+        let c = read_event(&event(&llm, &display).into()).unwrap();
+        assert_eq!(c.output.to_vec().unwrap(), whole.as_bytes());
         assert_eq!(
-            model_would_read(&event(&llm, &display), 9),
+            model_would_read(&event(&llm, &display).into(), 9),
             llm.len() as u64
         );
         // Without the display the whole output is not in the event.
-        assert!(read_event(&event(&llm, "")).is_none());
+        assert!(read_event(&event(&llm, "").into()).is_none());
     }
 
     #[test]
@@ -253,15 +274,15 @@ mod tests {
         let llm = format!("Command: c\nDirectory: (root)\nOutput: a{TRAILER}");
         let mut e = event(&llm, "a");
         e["hook_event_name"] = json!("PostToolUseFailure");
-        assert!(read_event(&e).is_none());
+        assert!(read_event(&e.clone().into()).is_none());
         let mut e = event(&llm, "a");
         e["tool_name"] = json!("read_file");
-        assert!(read_event(&e).is_none());
+        assert!(read_event(&e.clone().into()).is_none());
         let e = event(
             "Command was cancelled by user before it could complete.",
             "",
         );
-        assert!(read_event(&e).is_none());
+        assert!(read_event(&e.clone().into()).is_none());
     }
 
     #[test]

@@ -29,6 +29,7 @@ use serde_json::{json, Value};
 
 use super::{Change, Edit};
 use crate::captured::{Captured, Filtered};
+use crate::event::{Event, Text};
 
 /// The command the hook runs.
 pub const HOOK: &str = "lens hook vibe";
@@ -93,8 +94,8 @@ fn result(event: &Value) -> Option<&serde_json::Map<String, Value>> {
 }
 
 /// Which stream Lens filters: the bigger (stdout on a tie).
-fn pick(stdout: &str, stderr: &str) -> &'static str {
-    if stderr.len() > stdout.len() {
+fn pick(stdout: u64, stderr: u64) -> &'static str {
+    if stderr > stdout {
         "stderr"
     } else {
         "stdout"
@@ -102,20 +103,21 @@ fn pick(stdout: &str, stderr: &str) -> &'static str {
 }
 
 /// The captured output in a `post_tool` event, when it is one Lens filters.
-pub fn read_event(event: &Value) -> Option<Captured> {
+pub fn read_event(e: &Event) -> Option<Captured> {
+    let event = &e.value;
     let r = result(event)?;
     let line = event.pointer("/tool_input/command")?.as_str()?;
     // A command cut off by its timeout: its output is not a finished run's.
     if r.get("timed_out").and_then(Value::as_bool).unwrap_or(false) {
         return None;
     }
-    let stdout = r.get("stdout")?.as_str()?;
-    let stderr = r.get("stderr").and_then(Value::as_str).unwrap_or("");
-    let (output, other) = match pick(stdout, stderr) {
+    let stdout = e.text("/tool_output/stdout")?;
+    let stderr = e.text("/tool_output/stderr").unwrap_or(Text::Held(""));
+    let (output, other) = match pick(stdout.len(), stderr.len()) {
         "stderr" => (stderr, stdout),
         _ => (stdout, stderr),
     };
-    if other.len() > OTHER_MAX {
+    if other.len() > OTHER_MAX as u64 {
         return None;
     }
     let exit = ["returncode", "exit_code"]
@@ -124,7 +126,7 @@ pub fn read_event(event: &Value) -> Option<Captured> {
         .and_then(|c| i32::try_from(c).ok());
     Some(Captured {
         line: line.to_string(),
-        output: output.as_bytes().to_vec(),
+        output: output.piece().into(),
         full: None,
         exit,
         cwd: event.get("cwd").and_then(Value::as_str).map(String::from),
@@ -150,7 +152,7 @@ pub fn answer(event: &Value, view: &Filtered) -> Option<Value> {
     let (stdout, stderr) = (text("stdout"), text("stderr"));
     let raw = usize::try_from(view.raw_bytes).ok()?;
     let field = match (stdout.len(), stderr.len()) {
-        (o, e) if o == raw && e == raw => pick(stdout, stderr),
+        (o, e) if o == raw && e == raw => pick(o as u64, e as u64),
         (o, _) if o == raw => "stdout",
         (_, e) if e == raw => "stderr",
         (o, _) if o > OTHER_MAX => "stdout",
@@ -174,10 +176,19 @@ pub fn answer(event: &Value, view: &Filtered) -> Option<Value> {
 
 /// Bytes Vibe's model reads of this result without Lens: the result's JSON,
 /// or the excerpt of a result past [`RESULT_LIMIT`].
-pub fn model_would_read(event: &Value, output_len: u64) -> u64 {
-    let Some(r) = result(event) else {
+pub fn model_would_read(e: &Event, output_len: u64) -> u64 {
+    let Some(r) = result(&e.value) else {
         return output_len;
     };
+    // A spooled string is over 64 KiB, so over 16,384 characters: the
+    // result's JSON is past the limit without reading it back.
+    let spooled = r.keys().any(|k| {
+        let at = format!("/tool_output/{}", k.replace('~', "~0").replace('/', "~1"));
+        matches!(e.text(&at), Some(Text::Spooled(_)))
+    });
+    if spooled {
+        return PERSISTED_READ;
+    }
     let n = Value::Object(r.clone()).to_string().chars().count();
     if n > RESULT_LIMIT {
         PERSISTED_READ
@@ -216,23 +227,23 @@ mod tests {
 
     #[test]
     fn the_bigger_stream_is_read_with_the_exit_code() {
-        let c = read_event(&event("a\nb\nc\n", "warn\n", 3)).unwrap();
+        let c = read_event(&event("a\nb\nc\n", "warn\n", 3).into()).unwrap();
         assert_eq!(
-            (c.line.as_str(), c.output.as_slice()),
+            (c.line.as_str(), c.output.to_vec().unwrap().as_slice()),
             ("git status", &b"a\nb\nc\n"[..])
         );
         assert_eq!(
             (c.exit, c.cwd.as_deref(), c.partial),
             (Some(3), Some("/p"), false)
         );
-        let c = read_event(&event("", "error: x\n", 101)).unwrap();
-        assert_eq!(c.output, b"error: x\n");
+        let c = read_event(&event("", "error: x\n", 101).into()).unwrap();
+        assert_eq!(c.output.to_vec().unwrap(), b"error: x\n");
     }
 
     #[test]
     fn what_is_not_a_finished_bash_result_or_has_two_big_streams_is_left_alone() {
         let big = "x\n".repeat(OTHER_MAX);
-        assert!(read_event(&event(&big, &big, 0)).is_none());
+        assert!(read_event(&event(&big, &big, 0).into()).is_none());
         for (k, v) in [
             ("hook_event_name", json!("pre_tool")),
             ("tool_status", json!("failure")),
@@ -240,14 +251,14 @@ mod tests {
         ] {
             let mut e = event("a", "", 0);
             e[k] = v;
-            assert!(read_event(&e).is_none(), "{k}");
+            assert!(read_event(&e.clone().into()).is_none(), "{k}");
         }
         let mut e = event("a", "", 0);
         e["tool_output"]["timed_out"] = json!(true);
-        assert!(read_event(&e).is_none());
+        assert!(read_event(&e.clone().into()).is_none());
         e["tool_output"]["timed_out"] = json!(false);
         e["tool_output"]["was_truncated"] = json!(true);
-        assert!(read_event(&e).unwrap().partial);
+        assert!(read_event(&e.clone().into()).unwrap().partial);
     }
 
     #[test]
@@ -294,9 +305,9 @@ mod tests {
     fn the_model_would_read_the_json_or_vibes_excerpt() {
         let e = event("hello\n", "", 0);
         let json_len = e["tool_output"].to_string().len() as u64;
-        assert_eq!(model_would_read(&e, 6), json_len);
+        assert_eq!(model_would_read(&e.clone().into(), 6), json_len);
         let e = event(&"1234567\n".repeat(30_000), "", 0);
-        assert_eq!(model_would_read(&e, 240_000), PERSISTED_READ);
-        assert_eq!(model_would_read(&json!({}), 7), 7);
+        assert_eq!(model_would_read(&e.clone().into(), 240_000), PERSISTED_READ);
+        assert_eq!(model_would_read(&json!({}).into(), 7), 7);
     }
 }
