@@ -294,7 +294,11 @@ impl Capture {
     /// Counts a chunk's newlines and keeps its last byte: the stream's lines
     /// once it is no longer held whole.
     fn count(&mut self, chunk: &[u8]) -> u64 {
-        let newlines = count_newlines(chunk);
+        self.counted(chunk, count_newlines(chunk))
+    }
+
+    /// [`Capture::count`] of a chunk whose newlines were counted already.
+    fn counted(&mut self, chunk: &[u8], newlines: u64) -> u64 {
         self.all_newlines += newlines;
         if let Some(&b) = chunk.last() {
             self.last_byte = b;
@@ -353,18 +357,23 @@ impl Capture {
             return Ok(());
         };
         file.write_all(head)?;
-        if after.is_empty() {
+        // The sampler counts the newlines as it reads the chunk: they are not
+        // counted twice.
+        let sampled = after.is_empty().then(|| {
+            let before = sampler.newlines();
             sampler.push(chunk);
-        }
+            sampler.newlines() - before
+        });
         if let Some(i) = head.iter().rposition(|&b| b == b'\n') {
             self.stored_nl_end = self.stored + i as u64 + 1;
         }
         self.stored += head.len() as u64;
-        self.stored_newlines += if after.is_empty() {
-            self.count(chunk)
-        } else {
-            self.count(chunk);
-            count_newlines(head)
+        self.stored_newlines += match sampled {
+            Some(newlines) => self.counted(chunk, newlines),
+            None => {
+                self.count(chunk);
+                count_newlines(head)
+            }
         };
         if !after.is_empty() {
             self.pass_through(after, shared);
