@@ -5,7 +5,8 @@
 //! rules allowed it (a denied command never reaches it), so every permission
 //! decision is Claude Code's own. Its input holds the command, the output
 //! (stderr merged into `stdout`; past 30,000 characters only the first 30,000,
-//! with `persistedOutputPath` naming the file that holds it all) and no exit
+//! with `persistedOutputPath` naming the file that holds it, up to 64 MiB,
+//! and `persistedOutputSize` its whole size) and no exit
 //! code: `PostToolUse` fires only for a command that succeeded (or whose exit
 //! Claude Code read as an answer, as grep's 1). The answer replaces what the
 //! model reads with `hookSpecificOutput.updatedToolOutput`, which must have the
@@ -84,18 +85,26 @@ pub fn read_event(e: &Event) -> Option<Captured> {
             output.push(err.piece());
         }
     }
+    let full = r
+        .get("persistedOutputPath")
+        .and_then(Value::as_str)
+        .map(PathBuf::from);
+    // Claude Code copies at most 64 MiB of an output into that file, and
+    // names the whole output's size: a file shorter than that holds a part.
+    let size = r.get("persistedOutputSize").and_then(Value::as_u64);
+    let partial = match (&full, size) {
+        (Some(p), Some(n)) => std::fs::metadata(p).is_ok_and(|m| m.len() < n),
+        _ => false,
+    };
     Some(Captured {
         line: line.to_string(),
         output,
-        full: r
-            .get("persistedOutputPath")
-            .and_then(Value::as_str)
-            .map(PathBuf::from),
+        full,
         exit: None,
         cwd: event.get("cwd").and_then(Value::as_str).map(String::from),
         level: None,
         budget: None,
-        partial: false,
+        partial,
         inline: None,
     })
 }
@@ -243,6 +252,34 @@ mod tests {
         assert_eq!(c.full, Some(PathBuf::from("/h/.claude/x.txt")));
         assert_eq!(c.exit, None);
         assert_eq!(c.cwd.as_deref(), Some("/p"));
+    }
+
+    #[test]
+    fn a_persisted_file_shorter_than_the_output_holds_a_part() {
+        // Past 64 MiB Claude Code's file holds the first 64 MiB only.
+        let dir = std::env::temp_dir().join(format!("lens-claude-part-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("b1.txt");
+        std::fs::write(&file, "0123456789").unwrap();
+        let read = |size: u64| {
+            read_event(
+                &event(json!({
+                    "stdout": "0123", "stderr": "", "interrupted": false, "isImage": false,
+                    "persistedOutputPath": file.display().to_string(),
+                    "persistedOutputSize": size,
+                }))
+                .into(),
+            )
+            .unwrap()
+        };
+        assert!(!read(10).partial);
+        let c = read(70_000_000);
+        assert!(c.partial);
+        assert_eq!(
+            crate::captured::filter(&c, &mut Vec::new()).err(),
+            Some(crate::captured::Raw::Partial)
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
