@@ -1444,3 +1444,79 @@ fn copilot_and_qwen_run_a_project_hook_as_init_says() {
         );
     }
 }
+
+/// About 63 MB of lines: under the 64 MiB Claude Code 2.1.328 copies into its
+/// persisted-output file, far over the 30,000 characters it shows inline.
+const SIXTY_THREE_MB: &str =
+    "seq -f 'build step %08.0f: compiling module with flags -O2 -Wall' 1 1070000";
+
+// Claude Code 2.1.328 persists an output past 30,000 characters to a file
+// (`tool-results/<id>.txt`, up to 64 MiB) and hands the PostToolUse hook only
+// the first 30,000 characters with `persistedOutputPath` and
+// `persistedOutputSize` (read in its bundle: the Bash tool's result and the
+// copy that caps at 67,108,864 bytes). Lens reads the whole file, stores it,
+// and the model reads Lens's view in place of Claude's 2 KB preview; the view's
+// handle opens every byte of the 63 MB (issue #30, item 7).
+#[test]
+fn claude_hands_a_63_mb_output_to_lens_whole() {
+    let cli = AgentCli::Claude;
+    if !available(cli) {
+        return;
+    }
+    let arm = Arm::new(cli, "63mb", true);
+    arm.install(cli);
+    let out = arm.run(
+        cli,
+        &[SIXTY_THREE_MB],
+        &["--allowedTools", "Bash(seq:*)"],
+        // The debug build on a shared machine: Lens's own time limit is not
+        // what this measures.
+        &[("LENS_HOOK_TIMEOUT_MS", "300000")],
+    );
+    let r = out.tool_results();
+    assert_eq!(r.len(), 1, "{}", out.describe());
+    let view = &r[0].text;
+    eprintln!("claude, 63 MB: the model read {} B:\n{view}", view.len());
+    assert!(
+        view.starts_with("[lens: view of 1070000 lines") && view.len() < 30_000,
+        "the model did not read Lens's view:\n{}",
+        &view[..view.len().min(3000)]
+    );
+    // The view runs from the first line to the last, shown or named by a marker.
+    assert!(
+        view.contains("build step 00000001")
+            && (view.contains("build step 01070000") || view.contains("-1070000 (")),
+        "{view}"
+    );
+    let h = handle(view).unwrap();
+    assert_eq!(
+        stored_runs(&arm.root.join("lens/store")),
+        std::slice::from_ref(&h)
+    );
+    // The stored run is the command's output, byte for byte.
+    let cksum = |script: &str| {
+        let mut cmd = Command::new("sh");
+        for (k, v) in arm.lens_env() {
+            cmd.env(k, v);
+        }
+        let o = cmd
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    lens_bin::lens_binary().parent().unwrap().display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .args(["-c", script])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let want = cksum(&format!("{SIXTY_THREE_MB} | cksum"));
+    assert!(want.contains(" 63130000"), "{want}");
+    assert_eq!(cksum(&format!("lens show {h} | cksum")), want);
+    // The hook's log says what it took in: the whole output, not the preview.
+    let log = std::fs::read_to_string(arm.root.join("lens/log/runs.jsonl")).unwrap();
+    assert!(log.contains("\"bytes_in\":63130000"), "{log}");
+}
