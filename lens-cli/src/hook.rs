@@ -56,7 +56,7 @@ pub(crate) fn cmd(agent: Agent) -> i32 {
         (c, result)
     });
     let answer = match (&event, &outcome) {
-        (Some(e), Some((_, Ok(view)))) => agents::answer(agent, &e.value, view),
+        (Some(e), Some((_, Ok(view)))) => agents::answer(agent, e, view),
         _ => None,
     };
     {

@@ -783,6 +783,24 @@ fn a_big_inline_hook_event_is_filtered_in_bounded_memory() {
             }),
             "/output",
         ),
+        (
+            "kilo",
+            serde_json::json!({
+                "command": "make", "output": output, "exit": 2, "outputPath": null,
+                "cwd": sb.root.display().to_string(),
+            }),
+            "/output",
+        ),
+        (
+            "copilot",
+            serde_json::json!({
+                "timestamp": 1, "cwd": sb.root.display().to_string(),
+                "toolName": "bash", "toolArgs": {"command": "make", "description": "build"},
+                "toolResult": {"resultType": "success",
+                    "textResultForLlm": format!("{output}\n<shellId: 1 completed with exit code 2>")},
+            }),
+            "/modifiedResult/textResultForLlm",
+        ),
     ];
     drop(output);
     for (agent, event, at) in events {

@@ -122,9 +122,10 @@ pub fn read_event(e: &Event) -> Option<Captured> {
 
 /// The answer: the view in place of the result text, under Copilot's own
 /// last line (so the model still reads the shell id and the exit code).
-pub fn answer(event: &Value, view: &Filtered) -> Option<Value> {
-    let text = event.pointer("/toolResult/textResultForLlm")?.as_str()?;
-    let (_, trailer, _) = split_trailer(text)?;
+pub fn answer(e: &Event, view: &Filtered) -> Option<Value> {
+    // The last line of a spooled text is in its sketch's tail.
+    let (text, _, _) = e.text("/toolResult/textResultForLlm")?.sketch();
+    let (_, trailer, _) = split_trailer(&text)?;
     Some(json!({
         "modifiedResult": {
             "resultType": "success",
@@ -211,7 +212,7 @@ mod tests {
         };
         let e = event("a\n<shellId: 3 completed with exit code 2>");
         assert_eq!(
-            answer(&e, &v).unwrap(),
+            answer(&e.into(), &v).unwrap(),
             json!({"modifiedResult": {"resultType": "success",
                 "textResultForLlm": "view\n<shellId: 3 completed with exit code 2>"}})
         );

@@ -538,7 +538,10 @@ pub fn cannot_answer(agent: Agent, event: &Value) -> Option<&'static str> {
 
 /// The answer that makes the model read `view`; `None` when the agent cannot
 /// take it (the caller then answers nothing).
-pub fn answer(agent: Agent, event: &Value, view: &crate::captured::Filtered) -> Option<Value> {
+pub fn answer(agent: Agent, e: &Event, view: &crate::captured::Filtered) -> Option<Value> {
+    // Where a big string was spooled, `value` holds `""`: an answer that
+    // needs more than a view reads that string from the event itself.
+    let event = &e.value;
     Some(match agent {
         Agent::Claude => claude::answer(event, view),
         Agent::Codex => codex::answer(event, view),
@@ -546,7 +549,7 @@ pub fn answer(agent: Agent, event: &Value, view: &crate::captured::Filtered) -> 
         Agent::Opencode | Agent::Kilo => opencode::answer(view),
         Agent::Vibe => vibe::answer(event, view)?,
         Agent::Pi => pi::answer(view),
-        Agent::Copilot => copilot::answer(event, view)?,
+        Agent::Copilot => copilot::answer(e, view)?,
         Agent::Qwen => qwen::answer(event, view)?,
         Agent::Cursor
         | Agent::Droid
