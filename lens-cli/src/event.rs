@@ -110,12 +110,17 @@ impl<'a> Text<'a> {
         match self {
             Text::Held(s) => (Cow::Borrowed(s), 0, 0),
             Text::Spooled(s) => {
-                let kept = (s.head.len() + s.tail.len()) as u64;
-                let kept_chars = (s.head.chars().count() + s.tail.chars().count()) as u64;
+                // A string under 192 KiB has a tail that begins inside its
+                // head: only the tail's part past the head follows it (the
+                // head ends on a character, so that part begins on one).
+                let overlap = (s.head.len() + s.tail.len()).saturating_sub(s.len as usize);
+                let tail = s.tail.get(overlap..).unwrap_or("");
+                let kept = (s.head.len() + tail.len()) as u64;
+                let kept_chars = (s.head.chars().count() + tail.chars().count()) as u64;
                 (
-                    Cow::Owned(format!("{}{}", s.head, s.tail)),
-                    s.len - kept,
-                    s.chars - kept_chars,
+                    Cow::Owned(format!("{}{tail}", s.head)),
+                    s.len.saturating_sub(kept),
+                    s.chars.saturating_sub(kept_chars),
                 )
             }
         }
@@ -744,7 +749,7 @@ impl SpoolWriter {
             .and_then(|_| file.take(self.len - from).read_to_end(&mut tail))
             .map_err(|_| Bad)?;
         let tail = whole_chars(&tail, true);
-        // Head and tail overlap only in a string shorter than both: never here.
+        // Under 192 KiB the tail begins inside the head; `sketch` joins them.
         Ok(Spooled {
             file: self.spool,
             offset: self.offset,
@@ -833,6 +838,22 @@ mod tests {
         let deep = "[".repeat(200) + &"]".repeat(200);
         assert!(parse(&deep).is_none());
         assert!(parse_bytes(&[b'"', 0xff, b'"']).is_none());
+    }
+
+    #[test]
+    fn a_spooled_string_under_head_and_tail_together_sketches_whole() {
+        // 100 KiB: spooled (past 64 KiB) yet under the 64 KiB head and the
+        // 128 KiB tail together, so the two overlap.
+        let line = "caf\u{e9} step ok\n";
+        let big: String = line.repeat(100 * 1024 / line.len());
+        let event = serde_json::json!({ "out": big });
+        let e = parse(&event.to_string()).unwrap();
+        let Some(t @ Text::Spooled(_)) = e.text("/out") else {
+            panic!("not spooled");
+        };
+        let (sketch, bytes_out, chars_out) = t.sketch();
+        assert_eq!((bytes_out, chars_out), (0, 0));
+        assert_eq!(sketch, big);
     }
 
     #[test]
