@@ -48,7 +48,25 @@ use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::driver::Tokens;
+/// Tokens an agent spent, as its CLI reports them.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tokens {
+    /// Input tokens not read from a cache.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Input tokens read from the prompt cache.
+    pub cache_read: u64,
+    /// Input tokens written to the prompt cache.
+    pub cache_write: u64,
+}
+
+impl Tokens {
+    /// Everything the session was charged for, in tokens.
+    pub fn total(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
+}
 
 /// The transcript formats.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
