@@ -8,23 +8,19 @@
 
 use serde_json::{json, Value};
 
-use super::script::{shell_arguments, Action, Script, ToolResult, Turn};
-use super::{tokens_for, Body, Handled, Request, Response, Usage};
+use super::answer::{Answer, Handled, Said};
+use super::script::{Script, ToolResult, Turn};
+use super::wire::{Request, Response};
 
 /// Answers the paths this dialect serves; `None` for any other.
 pub fn handle(req: &Request, path: &str, script: &Script) -> Option<Handled> {
     match (req.method.as_str(), path) {
         ("POST", "/v1/messages") => Some(messages(req, script)),
-        ("POST", "/v1/messages/count_tokens") => {
-            let n = tokens_for(req.body.len());
-            let mut h = Handled::side(
-                "count-tokens",
-                Response::json(200, json!({ "input_tokens": n })),
-            );
-            h.model = req.json()["model"].as_str().map(String::from);
-            h.usage.input_tokens = n;
-            Some(h)
-        }
+        ("POST", "/v1/messages/count_tokens") => Some(Handled::count_tokens(
+            req,
+            "input_tokens",
+            req.json()["model"].as_str().map(String::from),
+        )),
         _ => None,
     }
 }
@@ -79,40 +75,23 @@ pub fn read_turn(body: &Value) -> Turn {
 }
 
 fn messages(req: &Request, script: &Script) -> Handled {
-    let body = req.json();
-    let turn = read_turn(&body);
-    let action = script.answer(&turn);
-    let model = body["model"].as_str().unwrap_or("scripted").to_string();
-    let stream = body["stream"].as_bool().unwrap_or(false);
-    let (block, written, stop_reason) = match &action {
-        Action::Shell { command } => {
-            let input = shell_arguments(&turn.shell_schema, command, turn.calls_made);
-            let name = turn.shell_tool.clone().unwrap_or_default();
-            let written = name.len() + input.to_string().len();
-            (
-                json!({"type": "tool_use", "id": format!("toolu_scripted_{}", turn.calls_made + 1), "name": name, "input": input}),
-                written,
-                "tool_use",
-            )
-        }
-        Action::Text { text } => (
-            json!({"type": "text", "text": text}),
-            text.len(),
-            "end_turn",
+    let a = Answer::read(req, script, read_turn);
+    let (block, stop_reason) = match &a.said {
+        Said::Call { name, args } => (
+            json!({"type": "tool_use", "id": format!("toolu_scripted_{}", a.n()), "name": name, "input": args}),
+            "tool_use",
         ),
+        Said::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
     };
-    let usage = Usage {
-        input_tokens: tokens_for(req.body.len()),
-        output_tokens: tokens_for(written),
-    };
+    let (usage, model) = (&a.usage, &a.model);
     let usage_json = json!({
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": 0,
     });
-    let id = format!("msg_scripted_{}", turn.calls_made + 1);
-    let response = if stream {
+    let id = format!("msg_scripted_{}", a.n());
+    let response = if a.stream {
         let mut events = Vec::new();
         let mut ev =
             |name: &str, data: Value| events.push((Some(name.to_string()), data.to_string()));
@@ -122,8 +101,8 @@ fn messages(req: &Request, script: &Script) -> Handled {
             "message_start",
             json!({"type": "message_start", "message": {"id": id, "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null, "stop_sequence": null, "usage": start_usage}}),
         );
-        match &action {
-            Action::Shell { .. } => {
+        match &a.said {
+            Said::Call { .. } => {
                 let mut start = block.clone();
                 let input = start["input"].take();
                 start["input"] = json!({});
@@ -136,7 +115,7 @@ fn messages(req: &Request, script: &Script) -> Handled {
                     json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
                 );
             }
-            Action::Text { text } => {
+            Said::Text(text) => {
                 ev(
                     "content_block_start",
                     json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
@@ -156,30 +135,20 @@ fn messages(req: &Request, script: &Script) -> Handled {
             json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null}, "usage": usage_json}),
         );
         ev("message_stop", json!({"type": "message_stop"}));
-        Response {
-            status: 200,
-            body: Body::Sse(events),
-        }
+        Response::sse(events)
     } else {
         Response::json(
             200,
             json!({"id": id, "type": "message", "role": "assistant", "model": model, "content": [block], "stop_reason": stop_reason, "stop_sequence": null, "usage": usage_json}),
         )
     };
-    Handled {
-        response,
-        kind: "turn",
-        model: Some(model),
-        stream,
-        turn: Some(turn),
-        action: Some(action),
-        usage,
-    }
+    a.handled(response)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model_server::{tokens_for, Action, Body};
 
     #[test]
     fn tool_results_and_calls_are_read_from_the_conversation() {

@@ -17,8 +17,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::script::{shell_arguments, Action, Script, ToolResult, Turn};
-use super::{tokens_for, Body, Handled, Request, Response, Usage};
+use super::answer::{Answer, Handled, Said, Usage};
+use super::script::{Script, ToolResult, Turn};
+use super::wire::{Request, Response};
 
 /// Answers the paths this dialect serves; `None` for any other.
 pub fn handle(req: &Request, path: &str, script: &Script) -> Option<Handled> {
@@ -32,16 +33,11 @@ pub fn handle(req: &Request, path: &str, script: &Script) -> Option<Handled> {
     match method {
         "generateContent" => Some(generate(req, model, script, false)),
         "streamGenerateContent" => Some(generate(req, model, script, true)),
-        "countTokens" => {
-            let n = tokens_for(req.body.len());
-            let mut h = Handled::side(
-                "count-tokens",
-                Response::json(200, json!({ "totalTokens": n })),
-            );
-            h.model = Some(model.to_string());
-            h.usage.input_tokens = n;
-            Some(h)
-        }
+        "countTokens" => Some(Handled::count_tokens(
+            req,
+            "totalTokens",
+            Some(model.to_string()),
+        )),
         _ => None,
     }
 }
@@ -136,40 +132,35 @@ fn generate(req: &Request, model: &str, script: &Script, stream: bool) -> Handle
     let body = req.json();
     let turn = read_turn(&body);
     let config = &body["generationConfig"];
-    let wants_json = config["responseMimeType"] == "application/json";
     let schema = if config["responseJsonSchema"].is_null() {
         &config["responseSchema"]
     } else {
         &config["responseJsonSchema"]
     };
-    let (part, written, action, kind) = if wants_json {
+    if config["responseMimeType"] == "application/json" {
         let text = minimal_value(schema).to_string();
-        let len = text.len();
-        (json!({"text": text}), len, None, "side-json")
-    } else {
-        let action = script.answer(&turn);
-        match &action {
-            Action::Shell { command } => {
-                let args = shell_arguments(&turn.shell_schema, command, turn.calls_made);
-                let name = turn.shell_tool.clone().unwrap_or_default();
-                let written = name.len() + args.to_string().len();
-                (
-                    json!({"functionCall": {"name": name, "args": args}}),
-                    written,
-                    Some(action),
-                    "turn",
-                )
-            }
-            Action::Text { text } => {
-                let len = text.len();
-                (json!({"text": text}), len, Some(action), "turn")
-            }
-        }
+        let usage = Usage::of(req, text.len());
+        return Handled {
+            response: reply(model, json!({"text": text}), &usage, stream),
+            kind: "side-json",
+            model: Some(model.to_string()),
+            stream,
+            turn: Some(turn),
+            action: None,
+            usage,
+        };
+    }
+    let a = Answer::new(req, body, turn, script, model.to_string(), stream);
+    let part = match &a.said {
+        Said::Call { name, args } => json!({"functionCall": {"name": name, "args": args}}),
+        Said::Text(text) => json!({"text": text}),
     };
-    let usage = Usage {
-        input_tokens: tokens_for(req.body.len()),
-        output_tokens: tokens_for(written),
-    };
+    let response = reply(model, part, &a.usage, stream);
+    a.handled(response)
+}
+
+/// One candidate holding `part`, whole or as a single server-sent event.
+fn reply(model: &str, part: Value, usage: &Usage, stream: bool) -> Response {
     let chunk = json!({
         "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
         "usageMetadata": {
@@ -179,28 +170,17 @@ fn generate(req: &Request, model: &str, script: &Script, stream: bool) -> Handle
         },
         "modelVersion": model,
     });
-    let response = if stream {
-        Response {
-            status: 200,
-            body: Body::Sse(vec![(None, chunk.to_string())]),
-        }
+    if stream {
+        Response::sse(vec![(None, chunk.to_string())])
     } else {
         Response::json(200, chunk)
-    };
-    Handled {
-        response,
-        kind,
-        model: Some(model.to_string()),
-        stream,
-        turn: Some(turn),
-        action,
-        usage,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model_server::Body;
 
     #[test]
     fn calls_and_results_are_read_from_the_contents() {

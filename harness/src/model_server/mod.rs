@@ -1,9 +1,11 @@
 //! A scripted model on 127.0.0.1: it plays the model for the real agent CLIs, with
 //! no credential and no network, and records every request they send.
 //!
-//! `mod.rs` is the HTTP/1.1 server (std::net only: a thread per connection,
-//! keep-alive, Content-Length and chunked request bodies, responses whole or as
-//! server-sent events) and the record of what was received. One file per API
+//! `mod.rs` is the server (a thread per connection) and the record of what was
+//! received; [`wire`] reads and writes HTTP/1.1 (keep-alive, Content-Length and
+//! chunked request bodies, responses whole or as server-sent events), and
+//! [`answer`] holds what every dialect shares: token counts, the record of an
+//! answer, the script's answer to a turn. One file per API
 //! dialect reads a request into a [`script::Turn`] (the prompt, the tools, the
 //! tool results the model would read) and writes the [`script::Action`] the
 //! script chose in that dialect's wire format: [`anthropic`] (Claude Code),
@@ -20,13 +22,15 @@
 //! A path no dialect knows is answered 404 with a JSON error and recorded (kind
 //! `unknown`), so what a CLI asked for is never lost.
 
+pub mod answer;
 pub mod anthropic;
 pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod script;
+pub mod wire;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,9 +39,10 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
+pub use answer::{error_json, text_of, tokens_for, Answer, Handled, Said, Usage};
 pub use script::{Action, Script, ToolResult, Turn};
+pub use wire::{Body, Request, Response};
 
 /// The API dialects the server speaks.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,34 +56,6 @@ pub enum Dialect {
     OpenaiChat,
     /// Gemini (`/v1beta/models/{model}:streamGenerateContent`).
     Gemini,
-}
-
-/// Token counts the server computed for one exchange (see the module doc).
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Usage {
-    /// The request body's bytes / 4, rounded up.
-    pub input_tokens: u64,
-    /// The bytes the model wrote / 4, rounded up.
-    pub output_tokens: u64,
-}
-
-/// The text of an OpenAI message content: a string, or the `text` of each
-/// part joined by newlines (Chat Completions and Responses alike).
-pub(crate) fn text_of(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
-/// The server's token count for `bytes` bytes.
-pub fn tokens_for(bytes: usize) -> u64 {
-    (bytes as u64).div_ceil(4)
 }
 
 /// One request and what the server made of it.
@@ -116,105 +93,6 @@ pub struct Exchange {
     pub action: Option<Action>,
     /// The server's token counts, as reported in the response's usage.
     pub usage: Usage,
-}
-
-/// A parsed HTTP request.
-#[derive(Debug, Clone)]
-pub struct Request {
-    /// The method.
-    pub method: String,
-    /// The target as sent (path and query).
-    pub target: String,
-    /// Headers in order, names as sent.
-    pub headers: Vec<(String, String)>,
-    /// The body, chunked encoding removed.
-    pub body: Vec<u8>,
-}
-
-impl Request {
-    /// The path without the query.
-    pub fn path(&self) -> &str {
-        self.target.split('?').next().unwrap_or("")
-    }
-
-    /// The query string, empty without one.
-    pub fn query(&self) -> &str {
-        self.target.split_once('?').map_or("", |(_, q)| q)
-    }
-
-    /// A header's value, by name in any case.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The body as JSON, `Null` when it is not.
-    pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
-    }
-}
-
-/// A response body: whole, or a stream of server-sent events.
-#[derive(Debug, Clone)]
-pub enum Body {
-    /// A JSON document.
-    Json(Value),
-    /// Server-sent events: (event name, data) each.
-    Sse(Vec<(Option<String>, String)>),
-}
-
-/// What a dialect answers.
-#[derive(Debug, Clone)]
-pub struct Response {
-    /// HTTP status.
-    pub status: u16,
-    /// The body.
-    pub body: Body,
-}
-
-impl Response {
-    /// A JSON answer with a status.
-    pub fn json(status: u16, v: Value) -> Response {
-        Response {
-            status,
-            body: Body::Json(v),
-        }
-    }
-}
-
-/// What a dialect's handler returns: the response and what to record of it.
-pub struct Handled {
-    /// The response.
-    pub response: Response,
-    /// The exchange's kind (`turn`, `count-tokens`, …).
-    pub kind: &'static str,
-    /// The model named in the request.
-    pub model: Option<String>,
-    /// Whether the answer streams.
-    pub stream: bool,
-    /// The turn as read from the request, for a model call.
-    pub turn: Option<Turn>,
-    /// The script's answer, for a model call.
-    pub action: Option<Action>,
-    /// The token counts reported.
-    pub usage: Usage,
-}
-
-impl Handled {
-    /// A side answer that is not a model call.
-    pub fn side(kind: &'static str, response: Response) -> Handled {
-        Handled {
-            response,
-            kind,
-            model: None,
-            stream: false,
-            turn: None,
-            action: None,
-            usage: Usage::default(),
-        }
-    }
 }
 
 struct State {
@@ -264,7 +142,9 @@ impl Server {
                 }
                 let Ok(conn) = conn else { continue };
                 let (st, sp) = (st.clone(), sp.clone());
-                std::thread::spawn(move || serve_connection(conn, &st, &sp));
+                std::thread::spawn(move || {
+                    wire::serve_connection(conn, &sp, &|req| handle(req, &st))
+                });
             }
         });
         Ok(Server {
@@ -308,203 +188,6 @@ impl Drop for Server {
             let _ = h.join();
         }
     }
-}
-
-/// How long a connection may sit idle between checks of the stop flag.
-const POLL: Duration = Duration::from_millis(200);
-
-fn serve_connection(conn: TcpStream, state: &Mutex<State>, stop: &AtomicBool) {
-    let _ = conn.set_read_timeout(Some(POLL));
-    let _ = conn.set_nodelay(true);
-    let Ok(mut out) = conn.try_clone() else {
-        return;
-    };
-    let mut reader = BufReader::new(conn);
-    loop {
-        let req = match read_request(&mut reader, &mut out, stop) {
-            Ok(Some(r)) => r,
-            Ok(None) | Err(_) => return,
-        };
-        let close = req
-            .header("connection")
-            .is_some_and(|v| v.eq_ignore_ascii_case("close"));
-        let response = handle(&req, state);
-        if write_response(&mut out, &response, close).is_err() || close {
-            return;
-        }
-    }
-}
-
-/// Reads one request; `None` when the peer closed or the server is stopping.
-fn read_request(
-    r: &mut BufReader<TcpStream>,
-    out: &mut TcpStream,
-    stop: &AtomicBool,
-) -> std::io::Result<Option<Request>> {
-    let Some(line) = read_line(r, stop)? else {
-        return Ok(None);
-    };
-    let mut parts = line.split_whitespace();
-    let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
-        return Ok(None);
-    };
-    let (method, target) = (method.to_string(), target.to_string());
-    let mut headers = Vec::new();
-    loop {
-        let Some(h) = read_line(r, stop)? else {
-            return Ok(None);
-        };
-        if h.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            headers.push((k.trim().to_string(), v.trim().to_string()));
-        }
-    }
-    let get = |name: &str| {
-        headers
-            .iter()
-            .find(|(k, _): &&(String, String)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.clone())
-    };
-    if get("expect").is_some_and(|v| v.eq_ignore_ascii_case("100-continue")) {
-        out.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
-    }
-    let mut body = Vec::new();
-    if get("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked")) {
-        loop {
-            let Some(size_line) = read_line(r, stop)? else {
-                return Ok(None);
-            };
-            let size = usize::from_str_radix(size_line.split(';').next().unwrap_or("").trim(), 16)
-                .map_err(|_| std::io::Error::other("bad chunk size"))?;
-            if size == 0 {
-                // Trailers, up to the empty line.
-                while let Some(t) = read_line(r, stop)? {
-                    if t.is_empty() {
-                        break;
-                    }
-                }
-                break;
-            }
-            let start = body.len();
-            body.resize(start + size, 0);
-            read_exact(r, &mut body[start..], stop)?;
-            read_line(r, stop)?;
-        }
-    } else if let Some(len) = get("content-length") {
-        let len: usize = len
-            .parse()
-            .map_err(|_| std::io::Error::other("bad content-length"))?;
-        body.resize(len, 0);
-        read_exact(r, &mut body, stop)?;
-    }
-    Ok(Some(Request {
-        method,
-        target,
-        headers,
-        body,
-    }))
-}
-
-fn is_timeout(e: &std::io::Error) -> bool {
-    matches!(
-        e.kind(),
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-    )
-}
-
-/// One CRLF-terminated line without its terminator; `None` at end of stream or
-/// when stopping.
-fn read_line(r: &mut BufReader<TcpStream>, stop: &AtomicBool) -> std::io::Result<Option<String>> {
-    let mut buf = Vec::new();
-    loop {
-        match r.read_until(b'\n', &mut buf) {
-            Ok(0) => return Ok(None),
-            Ok(_) if buf.ends_with(b"\n") => break,
-            Ok(_) => {}
-            Err(e) if is_timeout(&e) => {
-                if stop.load(Ordering::SeqCst) {
-                    return Ok(None);
-                }
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-        buf.pop();
-    }
-    Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
-}
-
-fn read_exact(
-    r: &mut BufReader<TcpStream>,
-    mut buf: &mut [u8],
-    stop: &AtomicBool,
-) -> std::io::Result<()> {
-    while !buf.is_empty() {
-        match r.read(buf) {
-            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            Ok(n) => buf = &mut buf[n..],
-            Err(e) if is_timeout(&e) => {
-                if stop.load(Ordering::SeqCst) {
-                    return Err(e);
-                }
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        400 => "Bad Request",
-        404 => "Not Found",
-        415 => "Unsupported Media Type",
-        _ => "Status",
-    }
-}
-
-fn write_response(out: &mut TcpStream, resp: &Response, close: bool) -> std::io::Result<()> {
-    let conn = if close { "close" } else { "keep-alive" };
-    match &resp.body {
-        Body::Json(v) => {
-            let body = serde_json::to_vec(v).unwrap_or_default();
-            let head = format!(
-                "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: {conn}\r\n\r\n",
-                resp.status,
-                reason(resp.status),
-                body.len()
-            );
-            out.write_all(head.as_bytes())?;
-            out.write_all(&body)?;
-        }
-        Body::Sse(events) => {
-            let head = format!(
-                "HTTP/1.1 {} {}\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: {conn}\r\n\r\n",
-                resp.status,
-                reason(resp.status)
-            );
-            out.write_all(head.as_bytes())?;
-            for (event, data) in events {
-                let mut chunk = String::new();
-                if let Some(e) = event {
-                    chunk.push_str(&format!("event: {e}\n"));
-                }
-                for line in data.split('\n') {
-                    chunk.push_str(&format!("data: {line}\n"));
-                }
-                chunk.push('\n');
-                out.write_all(format!("{:x}\r\n", chunk.len()).as_bytes())?;
-                out.write_all(chunk.as_bytes())?;
-                out.write_all(b"\r\n")?;
-            }
-            out.write_all(b"0\r\n\r\n")?;
-        }
-    }
-    out.flush()
 }
 
 /// Routes a request to its dialect, records the exchange, and returns the answer.
@@ -575,12 +258,6 @@ fn handle(req: &Request, state: &Mutex<State>) -> Response {
     }
     st.exchanges.push(ex);
     handled.response
-}
-
-/// `{"error": {"type": "not_found", "message": …}}`, the shape all four dialects
-/// accept as an error body.
-pub fn error_json(message: &str) -> Value {
-    serde_json::json!({"error": {"type": "not_found_error", "code": 404, "message": message}})
 }
 
 #[cfg(test)]

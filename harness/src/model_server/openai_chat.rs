@@ -11,8 +11,9 @@
 
 use serde_json::{json, Value};
 
-use super::script::{shell_arguments, Action, Script, ToolResult, Turn};
-use super::{text_of, tokens_for, Body, Handled, Request, Response, Usage};
+use super::answer::{text_of, Answer, Handled, Said};
+use super::script::{Script, ToolResult, Turn};
+use super::wire::{Request, Response};
 
 /// Answers the paths this dialect serves; `None` for any other.
 pub fn handle(req: &Request, path: &str, script: &Script) -> Option<Handled> {
@@ -59,39 +60,26 @@ pub fn read_turn(body: &Value) -> Turn {
 }
 
 fn chat(req: &Request, script: &Script) -> Handled {
-    let body = req.json();
-    let turn = read_turn(&body);
-    let action = script.answer(&turn);
-    let model = body["model"].as_str().unwrap_or("scripted").to_string();
-    let stream = body["stream"].as_bool().unwrap_or(false);
-    let n = turn.calls_made + 1;
-    let (call, text, written, finish) = match &action {
-        Action::Shell { command } => {
-            let args = shell_arguments(&turn.shell_schema, command, turn.calls_made).to_string();
-            let name = turn.shell_tool.clone().unwrap_or_default();
-            let written = name.len() + args.len();
-            (
-                Some(
-                    json!({"id": format!("call_scripted_{n}"), "type": "function", "function": {"name": name, "arguments": args}}),
-                ),
-                None,
-                written,
-                "tool_calls",
-            )
-        }
-        Action::Text { text } => (None, Some(text.clone()), text.len(), "stop"),
+    let a = Answer::read(req, script, read_turn);
+    let n = a.n();
+    let (call, text, finish) = match &a.said {
+        Said::Call { name, args } => (
+            Some(
+                json!({"id": format!("call_scripted_{n}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}),
+            ),
+            None,
+            "tool_calls",
+        ),
+        Said::Text(text) => (None, Some(text.clone()), "stop"),
     };
-    let usage = Usage {
-        input_tokens: tokens_for(req.body.len()),
-        output_tokens: tokens_for(written),
-    };
+    let (usage, model) = (&a.usage, &a.model);
     let usage_json = json!({
         "prompt_tokens": usage.input_tokens,
         "completion_tokens": usage.output_tokens,
         "total_tokens": usage.input_tokens + usage.output_tokens,
     });
     let id = format!("chatcmpl-scripted-{n}");
-    let response = if stream {
+    let response = if a.stream {
         let chunk = |choices: Value| json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": choices});
         let mut delta = json!({"role": "assistant"});
         match (&call, &text) {
@@ -114,16 +102,13 @@ fn chat(req: &Request, script: &Script) -> Handled {
                 chunk(json!([{"index": 0, "delta": {}, "finish_reason": finish}])).to_string(),
             ),
         ];
-        if body["stream_options"]["include_usage"] == true {
+        if a.body["stream_options"]["include_usage"] == true {
             let mut u = chunk(json!([]));
             u["usage"] = usage_json;
             events.push((None, u.to_string()));
         }
         events.push((None, "[DONE]".to_string()));
-        Response {
-            status: 200,
-            body: Body::Sse(events),
-        }
+        Response::sse(events)
     } else {
         let mut message = json!({"role": "assistant", "content": text});
         if let Some(c) = call {
@@ -134,20 +119,13 @@ fn chat(req: &Request, script: &Script) -> Handled {
             json!({"id": id, "object": "chat.completion", "created": 0, "model": model, "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage_json}),
         )
     };
-    Handled {
-        response,
-        kind: "turn",
-        model: Some(model),
-        stream,
-        turn: Some(turn),
-        action: Some(action),
-        usage,
-    }
+    a.handled(response)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model_server::{tokens_for, Body};
 
     #[test]
     fn calls_and_results_are_read_from_the_messages() {

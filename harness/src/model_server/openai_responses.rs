@@ -10,8 +10,9 @@
 
 use serde_json::{json, Value};
 
-use super::script::{shell_arguments, Action, Script, ToolResult, Turn};
-use super::{text_of, tokens_for, Body, Handled, Request, Response, Usage};
+use super::answer::{text_of, Answer, Handled, Said};
+use super::script::{Script, ToolResult, Turn};
+use super::wire::{Request, Response};
 
 /// Answers the paths this dialect serves; `None` for any other.
 pub fn handle(req: &Request, path: &str, script: &Script) -> Option<Handled> {
@@ -61,31 +62,17 @@ pub fn read_turn(body: &Value) -> Turn {
 }
 
 fn responses(req: &Request, script: &Script) -> Handled {
-    let body = req.json();
-    let turn = read_turn(&body);
-    let action = script.answer(&turn);
-    let model = body["model"].as_str().unwrap_or("scripted").to_string();
-    let stream = body["stream"].as_bool().unwrap_or(false);
-    let n = turn.calls_made + 1;
-    let (item, written) = match &action {
-        Action::Shell { command } => {
-            let args = shell_arguments(&turn.shell_schema, command, turn.calls_made).to_string();
-            let name = turn.shell_tool.clone().unwrap_or_default();
-            let written = name.len() + args.len();
-            (
-                json!({"type": "function_call", "id": format!("fc_scripted_{n}"), "call_id": format!("call_scripted_{n}"), "name": name, "arguments": args, "status": "completed"}),
-                written,
-            )
+    let a = Answer::read(req, script, read_turn);
+    let n = a.n();
+    let item = match &a.said {
+        Said::Call { name, args } => {
+            json!({"type": "function_call", "id": format!("fc_scripted_{n}"), "call_id": format!("call_scripted_{n}"), "name": name, "arguments": args.to_string(), "status": "completed"})
         }
-        Action::Text { text } => (
-            json!({"type": "message", "id": format!("msg_scripted_{n}"), "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": text, "annotations": []}]}),
-            text.len(),
-        ),
+        Said::Text(text) => {
+            json!({"type": "message", "id": format!("msg_scripted_{n}"), "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": text, "annotations": []}]})
+        }
     };
-    let usage = Usage {
-        input_tokens: tokens_for(req.body.len()),
-        output_tokens: tokens_for(written),
-    };
+    let (usage, model) = (&a.usage, &a.model);
     let usage_json = json!({
         "input_tokens": usage.input_tokens,
         "input_tokens_details": {"cached_tokens": 0},
@@ -95,46 +82,36 @@ fn responses(req: &Request, script: &Script) -> Handled {
     });
     let id = format!("resp_scripted_{n}");
     let done = json!({"id": id, "object": "response", "status": "completed", "model": model, "output": [item], "usage": usage_json});
-    let response = if stream {
+    let response = if a.stream {
         let ev = |name: &str, mut data: Value| {
             data["type"] = json!(name);
             (Some(name.to_string()), data.to_string())
         };
-        Response {
-            status: 200,
-            body: Body::Sse(vec![
-                ev(
-                    "response.created",
-                    json!({"response": {"id": id, "object": "response", "status": "in_progress", "model": model, "output": []}}),
-                ),
-                ev(
-                    "response.output_item.added",
-                    json!({"output_index": 0, "item": item}),
-                ),
-                ev(
-                    "response.output_item.done",
-                    json!({"output_index": 0, "item": item}),
-                ),
-                ev("response.completed", json!({"response": done})),
-            ]),
-        }
+        Response::sse(vec![
+            ev(
+                "response.created",
+                json!({"response": {"id": id, "object": "response", "status": "in_progress", "model": model, "output": []}}),
+            ),
+            ev(
+                "response.output_item.added",
+                json!({"output_index": 0, "item": item}),
+            ),
+            ev(
+                "response.output_item.done",
+                json!({"output_index": 0, "item": item}),
+            ),
+            ev("response.completed", json!({"response": done})),
+        ])
     } else {
         Response::json(200, done)
     };
-    Handled {
-        response,
-        kind: "turn",
-        model: Some(model),
-        stream,
-        turn: Some(turn),
-        action: Some(action),
-        usage,
-    }
+    a.handled(response)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model_server::{tokens_for, Body};
 
     #[test]
     fn calls_results_and_the_prompt_are_read_from_the_input_items() {
