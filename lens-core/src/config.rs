@@ -20,7 +20,32 @@
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::Level;
+/// How much of the output to show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// A count and one line.
+    Zero,
+    /// The failures, or the head of the view when nothing failed.
+    One,
+    /// The ranked view under the budget.
+    Two,
+    /// The raw output.
+    Three,
+}
+
+impl Level {
+    /// The level for a digit 0–3.
+    pub fn from_digit(n: u8) -> Option<Level> {
+        [Level::Zero, Level::One, Level::Two, Level::Three]
+            .get(n as usize)
+            .copied()
+    }
+
+    /// The level as its digit.
+    pub fn digit(self) -> u8 {
+        self as u8
+    }
+}
 
 /// The view budget when nothing else is configured, in bytes.
 pub const DEFAULT_BUDGET: usize = 4096;

@@ -5,36 +5,10 @@
 
 use std::borrow::Cow;
 
-use crate::digest::Digest;
+use crate::digest::body::Digest;
 use crate::stages::ansi;
 
-/// Which of the child's streams a line came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Stream {
-    /// The child's standard output.
-    Stdout,
-    /// The child's standard error.
-    Stderr,
-}
-
-impl Stream {
-    /// The name used in markers and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stream::Stdout => "stdout",
-            Stream::Stderr => "stderr",
-        }
-    }
-
-    /// Parses `stdout` or `stderr`.
-    pub fn parse(s: &str) -> Option<Stream> {
-        match s {
-            "stdout" => Some(Stream::Stdout),
-            "stderr" => Some(Stream::Stderr),
-            _ => None,
-        }
-    }
-}
+pub use crate::stream::Stream;
 
 /// What a line is, as far as the stages could tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -394,14 +368,9 @@ fn push_lines<'a>(lines: &mut Vec<Line<'a>>, stream: Stream, text: &'a str) {
         // Cut at a '\n' byte, which never falls inside a UTF-8 character.
         let raw = &body[start..end];
         let redraw = seen & REDRAW != 0;
-        // A line redrawn over an error or a warning shows every drawing: what a
-        // terminal would have left hides the one thing the reader needs.
-        let over_trouble = redraw && ansi::redrawn(raw) && hides_trouble(raw);
-        let (text, colon, blank) = if over_trouble {
-            let shown: Cow<str> = Cow::Owned(ansi::strip(raw.strip_suffix('\r').unwrap_or(raw)));
-            let colon = shown.contains(':');
-            (shown, colon, false)
-        } else if redraw {
+        // A line redrawn over an error or a warning is told apart later, by the
+        // classifier (`stages::redraw::over_trouble`): the doc knows no classes.
+        let (text, colon, blank) = if redraw {
             let shown = ansi::visible(raw);
             let colon = shown.contains(':');
             let blank = shown.trim().is_empty();
@@ -420,7 +389,7 @@ fn push_lines<'a>(lines: &mut Vec<Line<'a>>, stream: Stream, text: &'a str) {
             fate: Fate::Keep,
             score: 0,
             colon,
-            redrawn: redraw && !over_trouble && ansi::redrawn(raw),
+            redrawn: redraw && ansi::redrawn(raw),
         });
     };
     let mut i = 0;
@@ -455,21 +424,6 @@ fn push_lines<'a>(lines: &mut Vec<Line<'a>>, stream: Stream, text: &'a str) {
         i += 8;
     }
     push(start, bytes.len(), seen, no);
-}
-
-/// True when a drawing of a redrawn line other than its last carries an error or
-/// a warning.
-fn hides_trouble(raw: &str) -> bool {
-    let line = raw.strip_suffix('\r').unwrap_or(raw);
-    let last = ansi::visible(line);
-    line.split('\r').any(|seg| {
-        let seg = ansi::strip(seg);
-        seg != *last
-            && matches!(
-                crate::stages::classify::class_of(&seg),
-                Class::Error | Class::Warning
-            )
-    })
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;

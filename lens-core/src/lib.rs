@@ -51,42 +51,17 @@ pub mod par;
 pub mod render;
 pub mod sample;
 pub mod stages;
+mod stream;
+pub mod text;
 
 use std::borrow::Cow;
 
 use regex::Regex;
 
-pub use config::{Config, Settings, DEFAULT_BUDGET};
+pub use config::{Config, Level, Settings, DEFAULT_BUDGET};
 pub use doc::{Class, Doc, Fate, Line, Part, Reason, Stream};
 pub use handle::Handle;
 pub use marker::{CutShort, Header, Marker, Shown};
-
-/// How much of the output to show.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
-    /// A count and one line.
-    Zero,
-    /// The failures, or the head of the view when nothing failed.
-    One,
-    /// The ranked view under the budget.
-    Two,
-    /// The raw output.
-    Three,
-}
-
-impl Level {
-    /// The level for a digit 0–3.
-    pub fn from_digit(n: u8) -> Option<Level> {
-        [Level::Zero, Level::One, Level::Two, Level::Three]
-            .get(n as usize)
-            .copied()
-    }
-
-    /// The level as its digit.
-    pub fn digit(self) -> u8 {
-        self as u8
-    }
-}
 
 /// A finished run: what the child was, what it wrote, how it ended.
 #[derive(Clone, Copy, Debug)]

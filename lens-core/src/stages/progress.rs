@@ -148,6 +148,7 @@ fn might_be_progress(text: &str) -> bool {
 
 /// Marks progress lines and drops the runs of them.
 pub fn run(doc: &mut Doc) {
+    super::redraw::over_trouble(doc);
     // A line the lexicon calls an error or a warning is never progress, whatever
     // `%` or `Downloading` it holds: a progress run's marker says nothing of trouble.
     let progress = par::map(&doc.lines, |l| {

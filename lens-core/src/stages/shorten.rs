@@ -33,19 +33,7 @@ pub struct Item {
     pub names: usize,
 }
 
-/// What a group's count calls its items and the names under them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Nouns {
-    /// An item, singular and plural (`file`, `files`).
-    pub item: (&'static str, &'static str),
-    /// The names under an item, when they are not the items themselves
-    /// (`match`, `matches`).
-    pub name: Option<(&'static str, &'static str)>,
-    /// What splits a key into the parts a group is made of, any of these
-    /// characters: `/` for paths, `-` for package names, `-_` for the names
-    /// in one directory.
-    pub sep: &'static str,
-}
+pub use crate::digest::body::Nouns;
 
 /// `count noun`, the noun agreeing with the count.
 pub fn counted(n: usize, (one, many): (&str, &str)) -> String {

@@ -10,6 +10,7 @@
 
 mod cargo_test;
 mod eslint;
+mod found;
 mod gcc;
 mod generic;
 mod git;
@@ -26,24 +27,14 @@ mod rustc;
 mod testrun;
 mod tsc;
 
-use crate::digest::Digest;
-use crate::doc::{Class, Doc, Finding, Stream};
+use crate::doc::{Class, Doc, Stream};
 use crate::par;
 
+pub use found::Found;
 pub use generic::{class_of, is_error, is_summary, trouble};
 
 #[cfg(test)]
 pub(crate) use generic::forms as generic_forms;
-
-/// What the family finders report: findings and proposed digests, merged into the
-/// `Doc` once every finder has run.
-#[derive(Default)]
-pub struct Found {
-    /// Findings, in the order each finder met them.
-    pub findings: Vec<Finding>,
-    /// Proposed digests.
-    pub digests: Vec<Digest>,
-}
 
 type Finder = fn(&Doc, &mut Found, Stream, std::ops::Range<usize>);
 

@@ -7,8 +7,13 @@
 //! printed, so `file:line` references stay exact, and the marker's handle and range
 //! still fetch the raw region.
 
+pub(crate) mod body;
+
 use crate::doc::{Doc, Stream};
-use crate::stages::shorten::{self, Item, Nouns};
+use crate::stages::shorten::{self, Item};
+
+pub use crate::text::{brace_range, factor, number_run_spans, number_runs, shared_prefix, slots};
+pub use body::{Body, Digest, Entry, FindingGroup, List, Nouns};
 
 /// How a digest is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,79 +31,6 @@ pub enum Detail {
 
 /// Lines a level-1 digest shows at most.
 pub const HEAD: usize = 20;
-
-/// A digest standing for lines `start..end` of one stream.
-#[derive(Clone, Debug)]
-pub struct Digest {
-    /// The stream of the region.
-    pub stream: Stream,
-    /// First line index (into `Doc::lines`) of the region.
-    pub start: usize,
-    /// One past the last.
-    pub end: usize,
-    /// True when the region reports a failure (shown at level 1).
-    pub failure: bool,
-    /// What it says.
-    pub body: Body,
-    /// The causes (by their first report's line) whose locations this region's
-    /// lines stand for. A findings region can hold later reports of a cause listed
-    /// in an earlier region's digest; it may go only if that digest is shown.
-    pub needs: Vec<usize>,
-    /// Bytes the digest may print, when the budget limits it (see
-    /// `stages::budget`); `None` for all of it.
-    pub room: Option<usize>,
-}
-
-/// The kinds of digest.
-#[derive(Clone, Debug)]
-pub enum Body {
-    /// Findings grouped by cause.
-    Findings(Vec<FindingGroup>),
-    /// Items grouped under a key: a directory's files, a file's matches. When every
-    /// item's text shares a prefix and a suffix, they are printed once, first.
-    Listing {
-        /// The shared prefix and suffix of every item, if any.
-        template: Option<(String, String)>,
-        /// One line each.
-        entries: Vec<Entry>,
-    },
-    /// A list whose every name a reader must still reach when it is cut (a
-    /// grep's files, a find's directories, the packages apt can upgrade): a
-    /// listing under lines it always shows first. Cut, it keeps every key with
-    /// as many of its items as fit, like a listing; when the keys alone do not
-    /// fit, [`crate::stages::shorten`] shortens, folds and groups them with
-    /// counts, and never drops one.
-    List(List),
-    /// Lines already in their final form (one commit per line, one test count).
-    Lines(Vec<String>),
-    /// The last drawing of a line the child redrew in place with carriage
-    /// returns: what a terminal would have left on the line. Shown at every level.
-    Redrawn(String),
-    /// A heading per name (a file of a diff) and the lines under it. Cut to a
-    /// budget, every heading stays before any line under one does.
-    Sections(Vec<(String, Vec<String>)>),
-    /// A commit log: cut by commit, every commit named (see `history`).
-    History(crate::history::History),
-}
-
-/// The parts of [`Body::List`].
-#[derive(Clone, Debug)]
-pub struct List {
-    /// Lines shown before the entries (a count of what was listed).
-    pub head: Vec<String>,
-    /// The shared prefix and suffix of every item, if any.
-    pub template: Option<(String, String)>,
-    /// One line each; the key, less a closing `:`, is the path or name a
-    /// group is made of.
-    pub entries: Vec<Entry>,
-    /// What a group's count calls the entries and their items.
-    pub nouns: Nouns,
-    /// True when each entry's items are the list (the files of a `git status`
-    /// section, each a path) rather than its entries: cut, each entry keeps
-    /// its key and a share of the room for its items, which [`shorten::fit`]
-    /// folds and groups; an item is never left out for a `… +N`.
-    pub within: bool,
-}
 
 impl List {
     /// The list in `room` when not even its keys fit: its head lines, then its
@@ -252,35 +184,6 @@ impl List {
         }
         (out, unlisted)
     }
-}
-
-/// One group of a listing: `key` then its items on one line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    /// The shared part: a directory with its slash, a file with its colon.
-    pub key: String,
-    /// Each item's own part.
-    pub items: Vec<String>,
-}
-
-/// Findings that share one cause: same severity, rule and message shape.
-#[derive(Clone, Debug)]
-pub struct FindingGroup {
-    /// True when the cause is an error (shown first in a level-1 digest).
-    pub error: bool,
-    /// The rule or code as printed (`E0308`, `F401`, `no-unused-vars`), or the
-    /// severity word when the tool prints none.
-    pub rule: String,
-    /// Line indices of the first report, shown verbatim (its excerpt included only
-    /// while the view holds a handful of causes).
-    pub example: Vec<usize>,
-    /// Every report's location as printed, with the quoted values that differ
-    /// between reports (empty when the message is the same every time).
-    pub at: Vec<(String, Vec<String>)>,
-    /// Every report's message as printed, after its rule where the tool prints
-    /// the rule first on the message's line (ruff's `F401 …`); the group's `rule`
-    /// names it for the rest.
-    pub said: Vec<String>,
 }
 
 impl Digest {
@@ -1061,208 +964,6 @@ fn shared_column<'a>(locs: &[&'a str]) -> Option<&'a str> {
     let saved = locs.len() * (col.len() + 1);
     (locs.iter().all(|l| column(l) == Some(col)) && saved > " (each at column )".len() + col.len())
         .then_some(col)
-}
-
-/// Collapses every run of at least three names that differ only in a number
-/// counting up by one (`frame_001.snap` … `frame_150.snap`) into one range in the
-/// shell's brace form, `frame_{001..150}.snap`, which `bash` expands back to the
-/// same names (zero padding included). The number is the name's last run of
-/// digits; names around a run are kept as they are, in order.
-pub fn number_runs(items: &[String]) -> Vec<String> {
-    let names: Vec<&str> = items.iter().map(String::as_str).collect();
-    number_run_spans(&names)
-        .into_iter()
-        .map(|r| {
-            if r.len() == 1 {
-                items[r.start].clone()
-            } else {
-                brace_range(&items[r.start], &items[r.end - 1])
-            }
-        })
-        .collect()
-}
-
-/// The names in order as spans: each run [`number_runs`] would collapse (three or
-/// more) as one span, every other name as a span of its own.
-pub fn number_run_spans(names: &[&str]) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::with_capacity(names.len());
-    let mut i = 0;
-    while i < names.len() {
-        let mut j = i + 1;
-        while j < names.len() && follows(names[j - 1], names[j]) {
-            j += 1;
-        }
-        if j - i >= 3 {
-            out.push(i..j);
-        } else {
-            out.extend((i..j).map(|k| k..k + 1));
-        }
-        i = j;
-    }
-    out
-}
-
-/// The brace range from `first` to `last`, two names of one run.
-pub fn brace_range(first: &str, last: &str) -> String {
-    let (pre, a, suf) = numbered(first).expect("a numbered name");
-    let (_, b, _) = numbered(last).expect("a numbered name");
-    format!("{pre}{{{a}..{b}}}{suf}")
-}
-
-/// A name as prefix, the text of its last number (at most nine digits), suffix.
-fn numbered(s: &str) -> Option<(&str, &str, &str)> {
-    let end = s.rfind(|c: char| c.is_ascii_digit())? + 1;
-    let start = s[..end]
-        .rfind(|c: char| !c.is_ascii_digit())
-        .map_or(0, |i| i + 1);
-    (end - start <= 9).then(|| (&s[..start], &s[start..end], &s[end..]))
-}
-
-/// True when `b` is the name after `a` in a run: same prefix, suffix and width
-/// (when padded), number one more.
-fn follows(a: &str, b: &str) -> bool {
-    let (Some((pa, na, sa)), Some((pb, nb, sb))) = (numbered(a), numbered(b)) else {
-        return false;
-    };
-    let padded = na.starts_with('0') && na.len() > 1;
-    let (x, y): (u64, u64) = match (na.parse(), nb.parse()) {
-        (Ok(x), Ok(y)) => (x, y),
-        _ => return false,
-    };
-    pa == pb
-        && sa == sb
-        && y == x + 1
-        && (if padded {
-            nb.len() == na.len()
-        } else {
-            !(nb.starts_with('0') && nb.len() > 1)
-        })
-        && !pa.contains(['{', '}'])
-        && !sa.contains(['{', '}'])
-}
-
-/// Splits texts into a common prefix, each text's own middle, and a common suffix,
-/// on character boundaries. With fewer than two texts nothing is common.
-pub fn factor(texts: &[&str]) -> (String, Vec<String>, String) {
-    if texts.len() < 2 {
-        return (
-            String::new(),
-            texts.iter().map(|t| t.to_string()).collect(),
-            String::new(),
-        );
-    }
-    let first = texts[0];
-    let mut pre = first.len();
-    let mut suf = first.len();
-    for t in &texts[1..] {
-        pre = pre.min(common_prefix(first, t));
-        suf = suf.min(common_suffix(first, t));
-    }
-    // Prefix and suffix must not overlap in the shortest text.
-    let shortest = texts.iter().map(|t| t.len()).min().unwrap_or(0);
-    if pre + suf > shortest {
-        suf = shortest - pre;
-    }
-    while !first.is_char_boundary(first.len() - suf) {
-        suf -= 1;
-    }
-    let prefix = first[..pre].to_string();
-    let suffix = first[first.len() - suf..].to_string();
-    let middles = texts
-        .iter()
-        .map(|t| t[pre..t.len() - suf].to_string())
-        .collect();
-    (prefix, middles, suffix)
-}
-
-/// The longest prefix every text shares, on a character boundary. Only the prefix:
-/// a digest's location list needs no middles or suffix, and this allocates nothing.
-pub fn shared_prefix<'a>(texts: &[&'a str]) -> &'a str {
-    let Some((first, rest)) = texts.split_first() else {
-        return "";
-    };
-    let mut pre = first.len();
-    for t in rest {
-        pre = common_prefix(&first[..pre], t);
-        if pre == 0 {
-            break;
-        }
-    }
-    &first[..pre]
-}
-
-fn common_prefix(a: &str, b: &str) -> usize {
-    // Bytes, then back to a character boundary: UTF-8 is prefix-free, so texts that
-    // agree up to a boundary agree character by character.
-    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    while !a.is_char_boundary(n) {
-        n -= 1;
-    }
-    n
-}
-
-fn common_suffix(a: &str, b: &str) -> usize {
-    let mut n = 0;
-    for (x, y) in a.chars().rev().zip(b.chars().rev()) {
-        if x != y {
-            break;
-        }
-        n += x.len_utf8();
-    }
-    n
-}
-
-/// Splits a message into its shape and the quoted values in it: `` `os` imported
-/// but unused `` becomes `` `…` imported but unused `` and `` [`os`] ``. An
-/// unquoted word with a slash in it (a path, Go's `example.com/ledger/x.Invoice`)
-/// is a value as well.
-pub fn slots(message: &str) -> (String, Vec<String>) {
-    let mut shape = String::with_capacity(message.len());
-    let mut values = Vec::new();
-    let mut prev: Option<char> = None;
-    let mut i = 0;
-    while let Some(c) = message[i..].chars().next() {
-        let close = match c {
-            '`' => Some('`'),
-            // An apostrophe inside a word (`doesn't`) opens nothing.
-            '\'' if !prev.is_some_and(char::is_alphanumeric) => Some('\''),
-            '"' => Some('"'),
-            '‘' => Some('’'),
-            '“' => Some('”'),
-            _ => None,
-        };
-        let after = i + c.len_utf8();
-        // An unquoted word holding a slash is a path or a qualified name
-        // (`example.com/ledger/invoices.Invoice`): a value too.
-        let word_start = prev.is_none_or(char::is_whitespace);
-        if close.is_none() && word_start {
-            let len = message[i..]
-                .find(char::is_whitespace)
-                .unwrap_or(message.len() - i);
-            let word = message[i..i + len].trim_end_matches([',', ';', ':', '.', ')']);
-            if word.contains('/') && !word.starts_with('/') || word.matches('/').count() > 1 {
-                values.push(word.to_string());
-                shape.push('…');
-                prev = word.chars().last();
-                i += word.len();
-                continue;
-            }
-        }
-        if let Some((close, j)) = close.and_then(|q| Some((q, message[after..].find(q)?))) {
-            let end = after + j + close.len_utf8();
-            values.push(message[i..end].to_string());
-            shape.push(c);
-            shape.push('…');
-            shape.push(close);
-            prev = Some(close);
-            i = end;
-            continue;
-        }
-        shape.push(c);
-        prev = Some(c);
-        i = after;
-    }
-    (shape, values)
 }
 
 #[cfg(test)]
