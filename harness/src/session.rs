@@ -20,9 +20,7 @@
 //! smallest count whose floor is under 0.01.
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -32,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::driver::{scripted, Act, Agent, Driver, Model, Outcome, Tokens};
 use crate::env;
-use crate::retention::{copy_dir, verdict, verify, Verdict};
+use crate::retention::{set_up, tool_path, verdict, verified_copy, verify, Verdict};
 use crate::stats;
 use crate::tasks::Task;
 
@@ -320,20 +318,8 @@ pub fn run_one(
     let dir = root.join(format!("{}-{}-{}", p.session, p.pair, p.arm));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
-    let mut path = OsString::from(&tools.lens_dir);
-    path.push(":");
-    path.push(std::env::var_os("PATH").unwrap_or_default());
-    let setup = Command::new(s.task.dir.join("setup"))
-        .current_dir(&dir)
-        .env("PATH", &path)
-        .stdin(Stdio::null())
-        .output()?;
-    anyhow::ensure!(
-        setup.status.success(),
-        "setup of {} failed: {}",
-        s.task.name,
-        String::from_utf8_lossy(&setup.stderr)
-    );
+    let path = tool_path(&[&tools.lens_dir]);
+    set_up(&s.task, &dir, &path)?;
     let prompt = s.prompt(&p.arm);
     let started = Instant::now();
     let outcome: Outcome = if driver.simulated() {
@@ -360,10 +346,8 @@ pub fn run_one(
         driver.act(&s.task, &prompt, &command, &dir, &path)?
     };
     let duration_s = (started.elapsed().as_secs_f64() * 100.0).round() / 100.0;
-    // The verifier runs on a copy: nothing of it is in the run's directory.
     let copy = root.join(format!("{}-{}-{}.verify", p.session, p.pair, p.arm));
-    copy_dir(&dir, &copy)?;
-    let passed = verify(&s.task, &copy)?;
+    let passed = verify(&s.task, &verified_copy(&dir, &copy)?)?;
     let _ = std::fs::remove_dir_all(&dir);
     let mut r = RunRecord::empty(p);
     match verdict(outcome.tokens, outcome.exit) {
