@@ -48,5 +48,6 @@ pub mod session;
 pub mod shard;
 pub mod shim;
 pub mod stats;
+pub mod sweep;
 pub mod tasks;
 pub mod transcript;

@@ -13,7 +13,9 @@
 //! tokenizer.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
+use anyhow::{bail, Context, Result};
 use lens_cli::captured::classify;
 use lens_cli::cmdline::simple_commands;
 use lens_core::{Handle, Level, Options, Request};
@@ -417,6 +419,62 @@ pub fn markdown(r: &Report) -> String {
         "\nBytes are the tool results the agent was given; Lens views are replayed through lens-core at level 2 by the command each line's output comes from, as the after-tool hook would have filtered it. Tokens are estimated as bytes/4.\n",
     );
     out
+}
+
+/// `harness transcripts`: what Lens would have shown in these transcripts,
+/// as a table (and JSON to `json_out`); output sizes from `store` where a
+/// transcript names a Lens handle. A file that cannot be read is skipped, said
+/// on stderr.
+pub fn transcripts(
+    files: &[String],
+    json_out: Option<PathBuf>,
+    store: Option<&Path>,
+) -> Result<()> {
+    let mut read = Vec::new();
+    let mut skipped = 0;
+    for f in files {
+        let text = match std::fs::read(f) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => {
+                eprintln!("harness: skipping {f}: {e}");
+                skipped += 1;
+                continue;
+            }
+        };
+        match crate::transcript::parse(&text) {
+            Ok(mut t) => {
+                if let Some(dir) = store {
+                    printed_from_store(&mut t, dir);
+                }
+                read.push((f.clone(), t))
+            }
+            Err(e) => {
+                eprintln!("harness: skipping {f}: {e}");
+                skipped += 1;
+            }
+        }
+    }
+    if read.is_empty() {
+        bail!(
+            "none of the {} files is a transcript this harness reads",
+            files.len()
+        );
+    }
+    let r = report(&read);
+    print!("{}", markdown(&r));
+    if skipped > 0 {
+        eprintln!(
+            "harness: {skipped} of {} files skipped (above)",
+            files.len()
+        );
+    }
+    if let Some(out) = json_out {
+        let mut json = serde_json::to_vec_pretty(&r)?;
+        json.push(b'\n');
+        std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
+        eprintln!("wrote {}", out.display());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

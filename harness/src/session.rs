@@ -32,6 +32,7 @@ use crate::driver::{scripted, Act, Agent, Driver, Model, Outcome, Tokens};
 use crate::env;
 use crate::retention::{set_up, tool_path, verdict, verified_copy, verify, Verdict};
 use crate::stats;
+use crate::sweep::{agent_record, agent_version, lens_in_scratch, lens_version, status_word};
 use crate::tasks::Task;
 
 /// The two arms, in report order.
@@ -648,6 +649,226 @@ pub fn markdown(s: &SessionSweep) -> String {
         "\nEach pair runs the session raw and through Lens in an order drawn from the seed; the ratio is lens/raw of the bytes of every tool result the agent was given; p is a paired permutation test of the log ratios (exact up to 20 pairs), the interval a seeded percentile bootstrap of the median ratio. Runs the time limit cut off count as failures; only infrastructure failures are excluded.\n",
     );
     out
+}
+
+/// What `harness session plan|run` was asked for (its flags, parsed).
+pub struct SessionArgs {
+    /// `--driver`.
+    pub driver: Driver,
+    /// `--model`.
+    pub model: Model,
+    /// `--sessions`: the sessions to run, all when empty.
+    pub only: Vec<String>,
+    /// `--pairs`.
+    pub pairs: usize,
+    /// `--seed`.
+    pub seed: u64,
+    /// `--run`.
+    pub go: bool,
+    /// `--out`.
+    pub out: Option<PathBuf>,
+    /// `--save`.
+    pub save: bool,
+    /// `--resume`.
+    pub resume: bool,
+}
+
+/// `harness session plan` (`run` false) and `harness session run`: the plan and
+/// the preflight; with `--run`, every run, written out after each.
+pub fn cmd(run: bool, a: SessionArgs) -> Result<()> {
+    let SessionArgs {
+        driver,
+        model,
+        only,
+        pairs,
+        seed,
+        go,
+        out,
+        save,
+        resume,
+    } = a;
+    let root = crate::sweep::repo_root();
+    let sessions = load_all(&root.join("tasks/sessions"), &root.join("tasks"), &only)?;
+    let planned = plan(&sessions, pairs, seed);
+    println!(
+        "{} runs: {} sessions x {pairs} pairs x 2 arms, driver {}, each pair's order drawn from seed {seed}",
+        planned.len(),
+        sessions.len(),
+        driver.name()
+    );
+    for s in &sessions {
+        println!("  {} (task {}): {}", s.name, s.task.name, s.description);
+        for c in &s.commands {
+            println!("      {c}");
+        }
+    }
+    if pairs < default_pairs() {
+        println!(
+            "note: with {pairs} pairs the smallest p the test can give is {:.4}",
+            crate::stats::p_floor(pairs)
+        );
+    }
+    let lens = std::env::var_os("LENS_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join(format!("out/release/{}/lens", std::env::consts::ARCH)));
+    if driver.simulated() && model == Model::Scripted {
+        bail!("--model scripted puts the scripted model behind a real agent CLI; pick --driver claude, codex, gemini, opencode, kilo, qwen or copilot");
+    }
+    let mut missing = driver.preflight(model);
+    if missing.is_empty() && !driver.simulated() {
+        println!(
+            "preflight: starting {} once on a trivial prompt, as a run would...",
+            driver.name()
+        );
+        missing.extend(driver.start_check(model, &[]));
+    }
+    if !lens.is_file() {
+        missing.push(format!(
+            "no lens binary at {}; run `make build`",
+            lens.display()
+        ));
+    }
+    if !driver.simulated() && model == Model::Real {
+        eprintln!(
+            "harness: warning: sessions run in a directory on this machine; the {} agent can read the task's verifier",
+            driver.name()
+        );
+    }
+    if missing.is_empty() {
+        println!("preflight: ready");
+    } else {
+        println!("preflight: NOT ready");
+        for m in &missing {
+            println!("  - {m}");
+        }
+    }
+    if !run || !go {
+        println!(
+            "nothing was run and nothing was spent{}",
+            if run { "; add --run to run it" } else { "" }
+        );
+        return Ok(());
+    }
+    if !missing.is_empty() {
+        bail!("the preflight failed; nothing was run");
+    }
+    let out = root.join(crate::save::destination(
+        out,
+        save,
+        &format!("session-{}.json", driver.name()),
+    ));
+    let keys = |v: &serde_json::Value| -> std::collections::BTreeSet<String> {
+        v["sessions"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    crate::save::refuse_partial(
+        &out,
+        &sessions.iter().map(|s| s.name.clone()).collect(),
+        keys,
+    )?;
+    let mut tools = BTreeMap::new();
+    tools.insert("lens".to_string(), lens_version(&lens));
+    if let Some(bin) = driver.binary_name() {
+        let version = agent_version(driver, model);
+        tools.insert(bin.to_string(), agent_record(driver, model, &version));
+    }
+    let mut sweep = SessionSweep {
+        command: env::command_line(),
+        git_revision: env::git_revision(),
+        date: env::utc_now(),
+        machine: env::machine(),
+        tools,
+        seed,
+        driver: driver.name().into(),
+        simulation: driver.simulated(),
+        model,
+        cost_model: driver
+            .simulated()
+            .then(crate::driver::scripted::session_cost_model),
+        pairs,
+        sessions: sessions
+            .iter()
+            .map(|s| (s.name.clone(), s.commands.clone()))
+            .collect(),
+        runs: Vec::new(),
+        complete: false,
+    };
+    // --resume: only a sweep measured as this one is keeps its runs.
+    let mut done: BTreeMap<String, RunRecord> = BTreeMap::new();
+    if resume {
+        if let Ok(bytes) = std::fs::read(&out) {
+            let old: SessionSweep = serde_json::from_slice(&bytes).with_context(|| {
+                format!("--resume: {} is not a session results file", out.display())
+            })?;
+            done =
+                resumable(old, &sweep).with_context(|| format!("--resume: {}", out.display()))?;
+            println!("resume: {} runs already recorded", done.len());
+        }
+    }
+    let scratch = std::env::temp_dir()
+        .join("lens-session")
+        .join(format!("{:07}", std::process::id()));
+    std::fs::create_dir_all(&scratch)?;
+    lens_in_scratch(&scratch);
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let write = |sweep: &SessionSweep| crate::save::write_json(&out, sweep);
+    let tools = Tools {
+        lens_dir: lens.parent().context("lens has a directory")?.to_path_buf(),
+    };
+    let by_name: BTreeMap<&str, &Session> = sessions.iter().map(|s| (s.name.as_str(), s)).collect();
+    let started = Instant::now();
+    for (i, p) in planned.iter().enumerate() {
+        let r = match done.remove(&p.key()) {
+            Some(r) => r,
+            None => {
+                let r = run_one(
+                    p,
+                    by_name[p.session.as_str()],
+                    driver,
+                    model,
+                    &scratch,
+                    &tools,
+                )
+                .unwrap_or_else(|e| RunRecord::failed(p, &e));
+                println!(
+                    "[{}/{}] {} pair {} {}: {} · {} result bytes · {} calls · {} views · {:.0}s elapsed",
+                    i + 1,
+                    planned.len(),
+                    p.session,
+                    p.pair,
+                    p.arm,
+                    status_word(r.error.is_some(), r.cut_off, r.success),
+                    r.tool_result_bytes,
+                    r.tool_calls,
+                    r.views,
+                    started.elapsed().as_secs_f64()
+                );
+                r
+            }
+        };
+        sweep.runs.push(r);
+        write(&sweep)?;
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    sweep.complete = true;
+    write(&sweep)?;
+    print!("\n{}", markdown(&sweep));
+    eprintln!("wrote {}", out.display());
+    Ok(())
+}
+
+/// `harness session report FILE`: a session results file's table.
+pub fn print_report(file: &str) -> Result<()> {
+    let sweep: SessionSweep = serde_json::from_slice(
+        &std::fs::read(file).with_context(|| format!("cannot read {file}"))?,
+    )
+    .with_context(|| format!("{file} is not a session results file"))?;
+    print!("{}", markdown(&sweep));
+    Ok(())
 }
 
 #[cfg(test)]

@@ -20,13 +20,13 @@
 //! the CLI was upgraded, or a task edited) has another hash and is refused.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::driver::Model;
-use crate::retention::{Cell, Sweep};
+use crate::retention::{self, Cell, Sweep};
 use crate::tasks::Task;
 
 /// The plan file format; a plan of another version is made again.
@@ -406,6 +406,57 @@ fn join_some(v: &[&String]) -> String {
     } else {
         shown.join(", ")
     }
+}
+
+/// `harness merge`: one sweep from the results files of its shards, written to
+/// `out` (or results/ with `save`), its table printed.
+pub fn merge_files(files: &[String], out: Option<PathBuf>, save: bool) -> Result<()> {
+    let mut parts = Vec::new();
+    for f in files {
+        let s: Sweep =
+            serde_json::from_slice(&std::fs::read(f).with_context(|| format!("cannot read {f}"))?)
+                .with_context(|| format!("{f} is not a retention results file"))?;
+        parts.push((f.clone(), s));
+    }
+    let merged = merge(parts)?;
+    let out = crate::save::destination(out, save, &format!("retention-{}.json", merged.driver));
+    crate::save::refuse_partial(
+        &out,
+        &task_variant_pairs(&serde_json::to_value(&merged)?),
+        task_variant_pairs,
+    )?;
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut json = serde_json::to_vec_pretty(&merged)?;
+    json.push(b'\n');
+    std::fs::write(&out, json).with_context(|| format!("cannot write {}", out.display()))?;
+    print!("{}", retention::markdown(&merged));
+    eprintln!(
+        "merged {} files ({} cells) into {}",
+        files.len(),
+        merged.cells.len(),
+        out.display()
+    );
+    Ok(())
+}
+
+/// The task/variant pairs a retention results file holds.
+pub fn task_variant_pairs(v: &serde_json::Value) -> std::collections::BTreeSet<String> {
+    v["cells"]
+        .as_array()
+        .map(|cs| {
+            cs.iter()
+                .map(|c| {
+                    format!(
+                        "{}/{}",
+                        c["task"].as_str().unwrap_or(""),
+                        c["variant"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -190,6 +190,26 @@ impl Drop for Server {
     }
 }
 
+/// `harness model-server`: serves `script` until killed, logging every
+/// exchange to `log`, the port written to `port_file` once it listens.
+pub fn serve(
+    script: &Path,
+    log: &Path,
+    port_file: Option<std::path::PathBuf>,
+) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let server = Server::start_logged(Script::load(script)?, Some(log))
+        .with_context(|| format!("cannot start the model server logging to {}", log.display()))?;
+    if let Some(p) = port_file {
+        std::fs::write(&p, format!("{}\n", server.port()))
+            .with_context(|| format!("cannot write the port to {}", p.display()))?;
+    }
+    eprintln!("harness: model server at {}", server.url());
+    loop {
+        std::thread::park();
+    }
+}
+
 /// Routes a request to its dialect, records the exchange, and returns the answer.
 fn handle(req: &Request, state: &Mutex<State>) -> Response {
     let path = req.path().to_string();
