@@ -9,7 +9,7 @@ mod agents_ready;
 
 use agents_ready::available;
 use harness::agent_cli::{AgentCli, RunOutcome, RunSpec};
-use harness::model_server::Script;
+use harness::model_server::{Script, ToolResult};
 
 /// A temp HOME and project directory, removed on drop.
 struct Scratch {
@@ -69,25 +69,57 @@ fn spec(s: &Scratch, commands: &[&str]) -> RunSpec {
     )
 }
 
+/// What every CLI is handed in its outputs scenario: a small output, a big
+/// one, a failing one and a bigger one.
+const OUTPUTS: [&str; 4] = [
+    "printf 'alpha\\nbeta\\n'",
+    "seq 1 5000",
+    "printf 'out\\n'; printf 'err\\n' >&2; exit 3",
+    "seq 1 20000",
+];
+
+/// An outputs scenario: `cli` runs `commands` (with `args`) in a fresh
+/// scratch named `name`, and the session ends 0 with a result for each
+/// command. Returns the scratch (kept until the caller is done), the run and
+/// its results.
+fn outputs(
+    cli: AgentCli,
+    name: &str,
+    commands: &[&str],
+    args: &[&str],
+) -> (Scratch, RunOutcome, Vec<ToolResult>) {
+    let s = Scratch::new(name);
+    let out = run(cli, spec(&s, commands).args(args.iter().copied()));
+    assert_eq!(out.exit, 0, "{}", out.describe());
+    let r = out.tool_results();
+    assert_eq!(r.len(), commands.len(), "{}", out.describe());
+    (s, out, r)
+}
+
 /// `1\n2\n…\nn\n`, what `seq 1 n` prints.
 fn seq(n: u32) -> String {
     (1..=n).map(|i| format!("{i}\n")).collect()
 }
 
-/// The scripts of a permission session: each `NAME.sh` leaves `NAME.ran` behind
-/// and prints "NAME ran". The rules name `denied.sh`, `allowed.sh` (and for
-/// Codex `asked.sh`); `unruled.sh` has no rule.
-fn with_scripts(s: &Scratch) {
-    for name in ["denied", "asked", "allowed", "unruled"] {
-        s.write(
-            &format!("project/{name}.sh"),
-            &format!("#!/bin/sh\necho ran > {name}.ran\necho {name} ran\n"),
-        );
-        std::process::Command::new("chmod")
-            .arg("+x")
-            .arg(s.project().join(format!("{name}.sh")))
-            .status()
-            .unwrap();
+impl Scratch {
+    /// A scratch holding the scripts of a permission session: each `NAME.sh`
+    /// leaves `NAME.ran` behind and prints "NAME ran". The rules name
+    /// `denied.sh`, `allowed.sh` (and for Codex `asked.sh`); `unruled.sh` has
+    /// no rule.
+    fn with_scripts(name: &str) -> Scratch {
+        let s = Scratch::new(name);
+        for name in ["denied", "asked", "allowed", "unruled"] {
+            s.write(
+                &format!("project/{name}.sh"),
+                &format!("#!/bin/sh\necho ran > {name}.ran\necho {name} ran\n"),
+            );
+            std::process::Command::new("chmod")
+                .arg("+x")
+                .arg(s.project().join(format!("{name}.sh")))
+                .status()
+                .unwrap();
+        }
+        s
     }
 }
 
@@ -109,24 +141,14 @@ fn claude_hands_the_model_small_failing_and_big_outputs() {
     if !available(cli) {
         return;
     }
-    let s = Scratch::new("claude-outputs");
-    let out = run(
+    let mut commands = OUTPUTS.to_vec();
+    commands.insert(3, "seq 1 3000; echo oops >&2; exit 3");
+    let (s, out, r) = outputs(
         cli,
-        spec(
-            &s,
-            &[
-                "printf 'alpha\\nbeta\\n'",
-                "seq 1 5000",
-                "printf 'out\\n'; printf 'err\\n' >&2; exit 3",
-                "seq 1 3000; echo oops >&2; exit 3",
-                "seq 1 20000",
-            ],
-        )
-        .args(["--allowedTools", "Bash"]),
+        "claude-outputs",
+        &commands,
+        &["--allowedTools", "Bash"],
     );
-    assert_eq!(out.exit, 0, "{}", out.describe());
-    let r = out.tool_results();
-    assert_eq!(r.len(), 5, "{}", out.describe());
     assert_eq!(r[0].text, "alpha\nbeta");
     assert!(!r[0].is_error);
     assert_eq!(r[1].text, seq(5000).trim_end());
@@ -190,8 +212,7 @@ fn claude_rules_from_every_source_decide_which_commands_run() {
         ("project-untrusted", false),
         ("project-trusted", true),
     ] {
-        let s = Scratch::new(&format!("claude-rules-{source}"));
-        with_scripts(&s);
+        let s = Scratch::with_scripts(&format!("claude-rules-{source}"));
         let mut spec = spec(&s, &DENIED_ALLOWED_UNRULED);
         match source {
             "user" => s.write("home/.claude/settings.json", rules),
@@ -284,23 +305,12 @@ fn codex_hands_the_model_small_failing_and_big_outputs() {
     if !available(cli) {
         return;
     }
-    let s = Scratch::new("codex-outputs");
-    let out = run(
+    let (_s, out, r) = outputs(
         cli,
-        spec(
-            &s,
-            &[
-                "printf 'alpha\\nbeta\\n'",
-                "seq 1 5000",
-                "printf 'out\\n'; printf 'err\\n' >&2; exit 3",
-                "seq 1 20000",
-            ],
-        )
-        .args(["--dangerously-bypass-approvals-and-sandbox"]),
+        "codex-outputs",
+        &OUTPUTS,
+        &["--dangerously-bypass-approvals-and-sandbox"],
     );
-    assert_eq!(out.exit, 0, "{}", out.describe());
-    let r = out.tool_results();
-    assert_eq!(r.len(), 4, "{}", out.describe());
     assert_eq!(codex_result(&r[0].text), (0, "alpha\nbeta\n".to_string()));
     let (exit, body) = codex_result(&r[1].text);
     assert_eq!(exit, 0);
@@ -335,8 +345,7 @@ fn codex_rules_decide_which_commands_run_in_the_sandbox_and_without_it() {
     // allow rule runs a command outside the sandbox, an unruled one runs inside
     // it and cannot write. With the sandbox bypassed the rules still apply.
     for bypass in [false, true] {
-        let s = Scratch::new(&format!("codex-rules-{bypass}"));
-        with_scripts(&s);
+        let s = Scratch::with_scripts(&format!("codex-rules-{bypass}"));
         s.write(
             "home/.codex/rules/default.rules",
             "prefix_rule(pattern=[\"./denied.sh\"], decision=\"forbidden\", justification=\"not here\")\n\
@@ -414,9 +423,8 @@ fn with_commas(n: usize) -> String {
     out
 }
 
-fn gemini_yolo(s: &Scratch, commands: &[&str]) -> RunSpec {
-    spec(s, commands).args(["--approval-mode", "yolo"])
-}
+/// Gemini CLI's arguments for a run that approves every call.
+const GEMINI_YOLO: [&str; 2] = ["--approval-mode", "yolo"];
 
 #[test]
 fn gemini_hands_the_model_small_failing_and_big_outputs() {
@@ -424,22 +432,7 @@ fn gemini_hands_the_model_small_failing_and_big_outputs() {
     if !available(cli) {
         return;
     }
-    let s = Scratch::new("gemini-outputs");
-    let out = run(
-        cli,
-        gemini_yolo(
-            &s,
-            &[
-                "printf 'alpha\\nbeta\\n'",
-                "seq 1 5000",
-                "printf 'out\\n'; printf 'err\\n' >&2; exit 3",
-                "seq 1 20000",
-            ],
-        ),
-    );
-    assert_eq!(out.exit, 0, "{}", out.describe());
-    let r = out.tool_results();
-    assert_eq!(r.len(), 4, "{}", out.describe());
+    let (s, out, r) = outputs(cli, "gemini-outputs", &OUTPUTS, &GEMINI_YOLO);
     assert_eq!(gemini_result(&r[0].text), ("alpha\nbeta".to_string(), None));
     assert_eq!(
         gemini_result(&r[1].text),
@@ -498,8 +491,7 @@ fn gemini_rules_decide_which_commands_run_and_whether_the_shell_is_offered() {
     // only that command run; a deny policy (user tier, above the narrowing
     // deny) refuses with its own message.
     for ruled in [false, true] {
-        let s = Scratch::new(&format!("gemini-rules-{ruled}"));
-        with_scripts(&s);
+        let s = Scratch::with_scripts(&format!("gemini-rules-{ruled}"));
         if ruled {
             s.write(
                 "home/.gemini/settings.json",
@@ -556,22 +548,7 @@ fn opencode_hands_the_model_small_failing_and_big_outputs() {
     if !available(cli) {
         return;
     }
-    let s = Scratch::new("opencode-outputs");
-    let out = run(
-        cli,
-        spec(
-            &s,
-            &[
-                "printf 'alpha\\nbeta\\n'",
-                "seq 1 5000",
-                "printf 'out\\n'; printf 'err\\n' >&2; exit 3",
-                "seq 1 20000",
-            ],
-        ),
-    );
-    assert_eq!(out.exit, 0, "{}", out.describe());
-    let r = out.tool_results();
-    assert_eq!(r.len(), 4, "{}", out.describe());
+    let (s, out, r) = outputs(cli, "opencode-outputs", &OUTPUTS, &[]);
     assert_eq!(r[0].text, "alpha\nbeta\n");
     assert_opencode_cut(&r[1].text, &seq(5000), &s.home());
     // Exit 3 is not mentioned at all.
@@ -609,8 +586,7 @@ fn opencode_rules_from_the_global_and_the_project_config_decide_which_commands_r
         "home/.config/opencode/opencode.json",
         "project/opencode.json",
     ] {
-        let s = Scratch::new(&format!("opencode-rules-{}", source.len()));
-        with_scripts(&s);
+        let s = Scratch::with_scripts(&format!("opencode-rules-{}", source.len()));
         s.write(source, rules);
         let out = run(cli, spec(&s, &DENIED_ALLOWED_UNRULED));
         let r = out.tool_results();
