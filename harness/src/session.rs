@@ -32,7 +32,9 @@ use crate::driver::{scripted, Act, Agent, Driver, Model, Outcome, Tokens};
 use crate::env;
 use crate::retention::{set_up, tool_path, verdict, verified_copy, verify, Verdict};
 use crate::stats;
-use crate::sweep::{agent_record, agent_version, lens_in_scratch, lens_version, status_word};
+use crate::sweep::{
+    agent_record, agent_version, lens_in_scratch, lens_version, print_preflight, status_word,
+};
 use crate::tasks::Task;
 
 /// The two arms, in report order.
@@ -734,14 +736,7 @@ pub fn cmd(run: bool, a: SessionArgs) -> Result<()> {
             driver.name()
         );
     }
-    if missing.is_empty() {
-        println!("preflight: ready");
-    } else {
-        println!("preflight: NOT ready");
-        for m in &missing {
-            println!("  - {m}");
-        }
-    }
+    print_preflight(&missing);
     if !run || !go {
         println!(
             "nothing was run and nothing was spent{}",

@@ -229,14 +229,7 @@ pub fn plan_and_maybe_run(a: SweepArgs, may_run: bool) -> Result<()> {
         );
         missing.extend(a.driver.start_check(a.model, &[]));
     }
-    if missing.is_empty() {
-        println!("preflight: ready");
-    } else {
-        println!("preflight: NOT ready");
-        for m in &missing {
-            println!("  - {m}");
-        }
-    }
+    print_preflight(&missing);
     if !may_run || !a.go {
         println!(
             "nothing was run and nothing was spent{}",
@@ -503,6 +496,18 @@ pub fn default_isolation(driver: Driver, model: Model) -> Isolation {
         Isolation::Dir
     } else {
         Isolation::Vm
+    }
+}
+
+/// The preflight's verdict, and each thing missing on a line of its own.
+pub fn print_preflight(missing: &[String]) {
+    if missing.is_empty() {
+        println!("preflight: ready");
+    } else {
+        println!("preflight: NOT ready");
+        for m in missing {
+            println!("  - {m}");
+        }
     }
 }
 

@@ -10,6 +10,7 @@ mod agents_ready;
 use agents_ready::available;
 use harness::agent_cli::{AgentCli, RunOutcome, RunSpec};
 use harness::model_server::{Script, ToolResult};
+use lens_cli::agents::gemini::group_thousands;
 
 /// A temp HOME and project directory, removed on drop.
 struct Scratch {
@@ -410,19 +411,6 @@ fn gemini_result(text: &str) -> (String, Option<i32>) {
     }
 }
 
-/// `1234567` as Gemini CLI writes counts: `1,234,567`.
-fn with_commas(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// Gemini CLI's arguments for a run that approves every call.
 const GEMINI_YOLO: [&str; 2] = ["--approval-mode", "yolo"];
 
@@ -464,7 +452,7 @@ fn gemini_hands_the_model_small_failing_and_big_outputs() {
         format!(
             "{}\n\n... [{} characters omitted] ...\n\n{}",
             &whole[..8000],
-            with_commas(omitted),
+            group_thousands(omitted),
             &whole[whole.len() - 32_000..]
         )
     );

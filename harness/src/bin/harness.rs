@@ -473,40 +473,42 @@ fn session(args: &[String]) -> Result<()> {
     if sub != "plan" && sub != "run" {
         bail!("unknown session subcommand {sub:?}; use plan, run or report");
     }
-    let mut driver = Driver::Scripted;
-    let mut model = Model::Real;
-    let mut only = Vec::new();
-    let mut pairs = session::default_pairs();
-    let mut seed: u64 = 20261201;
-    let mut go = false;
-    let mut out = None;
-    let mut save = false;
-    let mut resume = false;
+    let mut a = session::SessionArgs {
+        driver: Driver::Scripted,
+        model: Model::Real,
+        only: Vec::new(),
+        pairs: session::default_pairs(),
+        seed: 20261201,
+        go: false,
+        out: None,
+        save: false,
+        resume: false,
+    };
     let mut it = rest.iter();
     while let Some(flag) = it.next() {
         let mut val = || it.next().with_context(|| format!("{flag} needs a value"));
         known("session", flag, SESSION_HELP)?;
         match flag.as_str() {
-            "--driver" => driver = driver::parse_or_bail(val()?)?,
-            "--model" => model = Model::parse(val()?)?,
+            "--driver" => a.driver = driver::parse_or_bail(val()?)?,
+            "--model" => a.model = Model::parse(val()?)?,
             "--sessions" => {
-                only = val()?
+                a.only = val()?
                     .split(',')
                     .filter(|x| !x.is_empty())
                     .map(String::from)
                     .collect()
             }
             "--pairs" => {
-                pairs = val()?.parse().context("--pairs takes a whole number")?;
-                if pairs == 0 {
+                a.pairs = val()?.parse().context("--pairs takes a whole number")?;
+                if a.pairs == 0 {
                     bail!("--pairs must be at least 1");
                 }
             }
-            "--seed" => seed = val()?.parse().context("--seed takes a whole number")?,
-            "--run" => go = true,
-            "--out" => out = Some(PathBuf::from(val()?)),
-            "--save" => save = true,
-            "--resume" => resume = true,
+            "--seed" => a.seed = val()?.parse().context("--seed takes a whole number")?,
+            "--run" => a.go = true,
+            "--out" => a.out = Some(PathBuf::from(val()?)),
+            "--save" => a.save = true,
+            "--resume" => a.resume = true,
             "--isolation" => {
                 let v = val()?;
                 if v != "dir" {
@@ -516,20 +518,7 @@ fn session(args: &[String]) -> Result<()> {
             other => bail!("unknown argument {other:?}; see harness --help"),
         }
     }
-    session::cmd(
-        sub == "run",
-        session::SessionArgs {
-            driver,
-            model,
-            only,
-            pairs,
-            seed,
-            go,
-            out,
-            save,
-            resume,
-        },
-    )
+    session::cmd(sub == "run", a)
 }
 
 /// `harness transcripts FILE... [--json OUT]`.

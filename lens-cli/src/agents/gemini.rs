@@ -472,7 +472,7 @@ pub fn model_would_read(e: &Event, output_len: u64) -> u64 {
 }
 
 /// `n` with a comma every three digits, as `toLocaleString` writes it.
-fn group_thousands(n: usize) -> String {
+pub fn group_thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
