@@ -17,7 +17,7 @@ use std::process::Command;
 use agents_ready::available;
 use arm_root::Root;
 use harness::agent_cli::{AgentCli, RunOutcome, RunSpec};
-use harness::model_server::{Action, Script, Turn};
+use harness::model_server::{Action, Script, ToolResult, Turn};
 use regex::Regex;
 
 /// The commands every session runs, in order. The `touch` lines leave a file
@@ -100,6 +100,26 @@ impl Arm {
             out.requests.len()
         );
         out
+    }
+
+    /// Runs `commands` and returns the run and what the model read of them:
+    /// one result for each command, or the test fails saying what happened.
+    fn read(
+        &self,
+        cli: AgentCli,
+        commands: &[&str],
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> (RunOutcome, Vec<ToolResult>) {
+        let out = self.run(cli, commands, args, env);
+        let read = out.tool_results();
+        assert_eq!(read.len(), commands.len(), "{}", out.describe());
+        (out, read)
+    }
+
+    /// What `lens ARGS` printed on stdout in this arm.
+    fn lens_says(&self, args: &[&str]) -> String {
+        String::from_utf8_lossy(&self.lens(args).stdout).into_owned()
     }
 
     /// The files the `touch` commands left.
@@ -993,15 +1013,12 @@ fn codex_shows_a_shortened_call_as_blocked_as_init_says() {
         return;
     }
     let arm = Arm::new(cli, "blocked", true);
-    let said = arm.lens(&["init", "--agent", "codex", "--global"]);
-    let said = String::from_utf8_lossy(&said.stdout).into_owned();
+    let said = arm.lens_says(&["init", "--agent", "codex", "--global"]);
     assert!(
         said.contains("'PostToolUse Blocked' and logs the view at ERROR level"),
         "{said}"
     );
-    let out = arm.run(cli, &[BIG], &CODEX_ARGS, &[]);
-    let read = out.tool_results();
-    assert_eq!(read.len(), 1, "{}", out.describe());
+    let (out, read) = arm.read(cli, &[BIG], &CODEX_ARGS, &[]);
     let h = handle(&read[0].text).unwrap_or_else(|| panic!("{}", read[0].text));
     // The terminal: an ERROR line from Codex's tool router, the view in it.
     let error = out
@@ -1030,9 +1047,7 @@ fn codex_shows_a_shortened_call_as_blocked_as_init_says() {
             hook.display()
         ),
     );
-    let out = quiet.run(cli, &[BIG], &CODEX_ARGS, &[]);
-    let read = out.tool_results();
-    assert_eq!(read.len(), 1, "{}", out.describe());
+    let (_, read) = quiet.read(cli, &[BIG], &CODEX_ARGS, &[]);
     assert!(!read[0].text.contains("LENS-VIEW"), "{}", read[0].text);
     assert!(
         read[0].text.contains("Process exited with code 0"),
@@ -1051,8 +1066,7 @@ fn codex_runs_a_project_hook_once_the_project_is_trusted_as_init_says() {
         return;
     }
     let arm = Arm::new(cli, "trust", true);
-    let said = arm.lens(&["init", "--agent", "codex", "--project"]);
-    let said = String::from_utf8_lossy(&said.stdout).into_owned();
+    let said = arm.lens_says(&["init", "--agent", "codex", "--project"]);
     let line = said
         .lines()
         .find(|l| l.contains("only in a trusted project"))
@@ -1062,9 +1076,7 @@ fn codex_runs_a_project_hook_once_the_project_is_trusted_as_init_says() {
         .and_then(|(_, r)| r.split_once("` to ~/.codex/config.toml"))
         .map(|(t, _)| t.to_string())
         .unwrap_or_else(|| panic!("{line}"));
-    let untrusted = arm.run(cli, &[BIG], &CODEX_ARGS, &[]);
-    let read = untrusted.tool_results();
-    assert_eq!(read.len(), 1, "{}", untrusted.describe());
+    let (untrusted, read) = arm.read(cli, &[BIG], &CODEX_ARGS, &[]);
     assert!(handle(&read[0].text).is_none(), "{}", read[0].text);
     assert!(
         untrusted
@@ -1078,9 +1090,7 @@ fn codex_runs_a_project_hook_once_the_project_is_trusted_as_init_says() {
         "home/.codex/config.toml",
         &format!("{}\n", toml.replacen("] ", "]\n", 1)),
     );
-    let trusted = arm.run(cli, &[BIG], &CODEX_ARGS, &[]);
-    let read = trusted.tool_results();
-    assert_eq!(read.len(), 1, "{}", trusted.describe());
+    let (_, read) = arm.read(cli, &[BIG], &CODEX_ARGS, &[]);
     assert!(handle(&read[0].text).is_some(), "{}", read[0].text);
 }
 
