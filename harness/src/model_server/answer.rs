@@ -32,6 +32,24 @@ pub fn text_of(v: &Value) -> String {
     }
 }
 
+/// The tools a request declares, as (name, parameter schema) pairs: each entry
+/// of the `tools` array with a string at the JSON pointer `name`, its schema at
+/// `schema` (`Null` when absent). Anthropic and OpenAI put them at different
+/// places in each entry.
+pub fn declared(tools: &Value, name: &str, schema: &str) -> Vec<(String, Value)> {
+    tools
+        .as_array()
+        .map(|ts| {
+            ts.iter()
+                .filter_map(|t| {
+                    let n = t.pointer(name)?.as_str()?.to_string();
+                    Some((n, t.pointer(schema).cloned().unwrap_or(Value::Null)))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The server's token count for `bytes` bytes.
 pub fn tokens_for(bytes: usize) -> u64 {
     (bytes as u64).div_ceil(4)

@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use super::answer::{Answer, Handled, Said};
+use super::answer::{declared, Answer, Handled, Said};
 use super::script::{Script, ToolResult, Turn};
 use super::wire::{Request, Response};
 
@@ -41,15 +41,7 @@ fn text_of(content: &Value) -> String {
 /// Reads a Messages request into a turn.
 pub fn read_turn(body: &Value) -> Turn {
     let mut turn = Turn::default();
-    let tools = body["tools"]
-        .as_array()
-        .map(|ts| {
-            ts.iter()
-                .filter_map(|t| Some((t["name"].as_str()?.to_string(), t["input_schema"].clone())))
-                .collect()
-        })
-        .unwrap_or_default();
-    turn.set_tools(tools);
+    turn.set_tools(declared(&body["tools"], "/name", "/input_schema"));
     let empty = Vec::new();
     let messages = body["messages"].as_array().unwrap_or(&empty);
     if let Some(first) = messages.iter().find(|m| m["role"] == "user") {

@@ -11,7 +11,7 @@
 
 use serde_json::{json, Value};
 
-use super::answer::{text_of, Answer, Handled, Said};
+use super::answer::{declared, text_of, Answer, Handled, Said};
 use super::script::{Script, ToolResult, Turn};
 use super::wire::{Request, Response};
 
@@ -26,18 +26,11 @@ pub fn handle(req: &Request, path: &str, script: &Script) -> Option<Handled> {
 /// Reads a Chat Completions request into a turn.
 pub fn read_turn(body: &Value) -> Turn {
     let mut turn = Turn::default();
-    let tools = body["tools"]
-        .as_array()
-        .map(|ts| {
-            ts.iter()
-                .filter_map(|t| {
-                    let f = &t["function"];
-                    Some((f["name"].as_str()?.to_string(), f["parameters"].clone()))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    turn.set_tools(tools);
+    turn.set_tools(declared(
+        &body["tools"],
+        "/function/name",
+        "/function/parameters",
+    ));
     let empty = Vec::new();
     let messages = body["messages"].as_array().unwrap_or(&empty);
     if let Some(first) = messages.iter().find(|m| m["role"] == "user") {

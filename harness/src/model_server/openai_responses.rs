@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use super::answer::{text_of, Answer, Handled, Said};
+use super::answer::{declared, text_of, Answer, Handled, Said};
 use super::script::{Script, ToolResult, Turn};
 use super::wire::{Request, Response};
 
@@ -25,15 +25,7 @@ pub fn handle(req: &Request, path: &str, script: &Script) -> Option<Handled> {
 /// Reads a Responses request into a turn.
 pub fn read_turn(body: &Value) -> Turn {
     let mut turn = Turn::default();
-    let tools = body["tools"]
-        .as_array()
-        .map(|ts| {
-            ts.iter()
-                .filter_map(|t| Some((t["name"].as_str()?.to_string(), t["parameters"].clone())))
-                .collect()
-        })
-        .unwrap_or_default();
-    turn.set_tools(tools);
+    turn.set_tools(declared(&body["tools"], "/name", "/parameters"));
     let items = match &body["input"] {
         Value::Array(items) => items.clone(),
         Value::String(s) => vec![json!({"type": "message", "role": "user", "content": s})],
