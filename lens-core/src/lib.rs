@@ -171,18 +171,7 @@ pub fn annotate(doc: &mut Doc, opts: &Options) {
 /// Raw output comes back unchanged at level 3, when there is no handle, for a stream
 /// that is not valid UTF-8, and whenever no view would be smaller than the raw.
 pub fn view<'a>(req: &Request<'a>, opts: &Options) -> View<'a> {
-    let part = |b: &'a [u8]| Input {
-        part: std::str::from_utf8(b).ok().map(Part::whole),
-        raw_len: b.len() as u64,
-    };
-    let (out, err, elided) = build(
-        req.argv,
-        part(req.stdout),
-        part(req.stderr),
-        req.exit,
-        opts,
-        false,
-    );
+    let (out, err, elided) = build_whole(req, opts, false);
     View {
         stdout: out.map_or(Cow::Borrowed(req.stdout), |s| Cow::Owned(s.into_bytes())),
         stderr: err.map_or(Cow::Borrowed(req.stderr), |s| Cow::Owned(s.into_bytes())),
@@ -195,24 +184,27 @@ pub fn view<'a>(req: &Request<'a>, opts: &Options) -> View<'a> {
 /// instead): what a user filter's tests and `lens verify` read. A stream that is
 /// not UTF-8, level 3 and no handle are raw, as for [`view`].
 pub fn rendered(req: &Request, opts: &Options) -> (Vec<u8>, Vec<u8>) {
+    let (out, err, _) = build_whole(req, opts, true);
+    (
+        out.map_or_else(|| req.stdout.to_vec(), String::into_bytes),
+        err.map_or_else(|| req.stderr.to_vec(), String::into_bytes),
+    )
+}
+
+/// [`build`] on a finished run whose streams are read whole.
+fn build_whole(
+    req: &Request,
+    opts: &Options,
+    always: bool,
+) -> (Option<String>, Option<String>, bool) {
     fn part(b: &[u8]) -> Input<'_> {
         Input {
             part: std::str::from_utf8(b).ok().map(Part::whole),
             raw_len: b.len() as u64,
         }
     }
-    let (out, err, _) = build(
-        req.argv,
-        part(req.stdout),
-        part(req.stderr),
-        req.exit,
-        opts,
-        true,
-    );
-    (
-        out.map_or_else(|| req.stdout.to_vec(), String::into_bytes),
-        err.map_or_else(|| req.stderr.to_vec(), String::into_bytes),
-    )
+    let (out, err) = (part(req.stdout), part(req.stderr));
+    build(req.argv, out, err, req.exit, opts, always)
 }
 
 /// One stream for [`view_parts`]: what the pipeline can read of it (`None` when it
