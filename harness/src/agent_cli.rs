@@ -471,30 +471,7 @@ impl AgentCli {
                 // The provider comes in OPENCODE_CONFIG_CONTENT, the last layer,
                 // so the test's config files in HOME and the project stay its
                 // own (their permission rules apply).
-                let config = serde_json::json!({
-                    "$schema": "https://opencode.ai/config.json",
-                    "autoupdate": false,
-                    "share": "disabled",
-                    "model": "scripted/scripted",
-                    "small_model": "scripted/scripted",
-                    "provider": {"scripted": {
-                        "npm": "@ai-sdk/openai-compatible",
-                        "name": "Scripted",
-                        "options": {"baseURL": format!("{url}/v1"), "apiKey": key},
-                        "models": {"scripted": {"name": "scripted", "tool_call": true}},
-                    }},
-                });
-                // An empty model catalogue instead of the one compiled in, which
-                // costs seconds of CPU to load at every start; the provider's
-                // one model is described in the config.
-                let models = scratch.join("opencode-models.json");
-                std::fs::write(&models, "{}\n")
-                    .with_context(|| format!("cannot write {}", models.display()))?;
-                cmd.env("OPENCODE_CONFIG_CONTENT", config.to_string())
-                    .env("OPENCODE_MODELS_PATH", &models)
-                    .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
-                    .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
-                    .args(["run", "--format", "json"]);
+                opencode_family(cmd, "OPENCODE", url, key, scratch)?;
                 return Ok(vec![spec.prompt.clone()]);
             }
             AgentCli::Kilo => {
@@ -502,30 +479,11 @@ impl AgentCli {
                 // is its last config layer). Its bash tool asks by default,
                 // which `run` refuses: a run that should run commands gives
                 // `--auto` (allow what no rule denies) in the spec's arguments.
-                let config = serde_json::json!({
-                    "autoupdate": false,
-                    "share": "disabled",
-                    "model": "scripted/scripted",
-                    "small_model": "scripted/scripted",
-                    "provider": {"scripted": {
-                        "npm": "@ai-sdk/openai-compatible",
-                        "name": "Scripted",
-                        "options": {"baseURL": format!("{url}/v1"), "apiKey": key},
-                        "models": {"scripted": {"name": "scripted", "tool_call": true}},
-                    }},
-                });
-                let models = scratch.join("kilo-models.json");
-                std::fs::write(&models, "{}\n")
-                    .with_context(|| format!("cannot write {}", models.display()))?;
-                cmd.env("KILO_CONFIG_CONTENT", config.to_string())
-                    .env("KILO_MODELS_PATH", &models)
-                    .env("KILO_DISABLE_MODELS_FETCH", "1")
-                    .env("KILO_DISABLE_AUTOUPDATE", "1")
-                    // Anything but "all" turns its telemetry off.
-                    .env("KILO_TELEMETRY_LEVEL", "off")
+                opencode_family(cmd, "KILO", url, key, scratch)?;
+                // Anything but "all" turns its telemetry off.
+                cmd.env("KILO_TELEMETRY_LEVEL", "off")
                     // Its indexing of the project costs seconds and no test reads it.
-                    .env("KILO_DISABLE_CODEBASE_INDEXING", "1")
-                    .args(["run", "--format", "json"]);
+                    .env("KILO_DISABLE_CODEBASE_INDEXING", "1");
                 return Ok(vec![spec.prompt.clone()]);
             }
             AgentCli::Pi => {
@@ -693,6 +651,45 @@ fn add_missing_keys(path: &Path, defaults: &str) -> Result<()> {
     }
     std::fs::write(path, serde_json::to_string_pretty(&current)? + "\n")
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// OpenCode's setup for a run, and its fork Kilo's under its own variable
+/// prefix (`OPENCODE`, `KILO`): the scripted provider in the config content
+/// variable, an empty model catalogue instead of the one compiled in (which
+/// costs seconds of CPU to load at every start; the provider's one model is
+/// described in the config), no catalogue fetch, no update, and `run` with
+/// JSON events.
+fn opencode_family(
+    cmd: &mut Command,
+    var: &str,
+    url: &str,
+    key: &str,
+    scratch: &Path,
+) -> Result<()> {
+    let mut config = serde_json::json!({
+        "autoupdate": false,
+        "share": "disabled",
+        "model": "scripted/scripted",
+        "small_model": "scripted/scripted",
+        "provider": {"scripted": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Scripted",
+            "options": {"baseURL": format!("{url}/v1"), "apiKey": key},
+            "models": {"scripted": {"name": "scripted", "tool_call": true}},
+        }},
+    });
+    if var == "OPENCODE" {
+        config["$schema"] = "https://opencode.ai/config.json".into();
+    }
+    let models = scratch.join(format!("{}-models.json", var.to_lowercase()));
+    std::fs::write(&models, "{}\n")
+        .with_context(|| format!("cannot write {}", models.display()))?;
+    cmd.env(format!("{var}_CONFIG_CONTENT"), config.to_string())
+        .env(format!("{var}_MODELS_PATH"), &models)
+        .env(format!("{var}_DISABLE_MODELS_FETCH"), "1")
+        .env(format!("{var}_DISABLE_AUTOUPDATE"), "1")
+        .args(["run", "--format", "json"]);
+    Ok(())
 }
 
 fn scratch_dir() -> Result<PathBuf> {
