@@ -30,6 +30,7 @@ use lens_core::Stream;
 
 use crate::platform;
 use crate::store::RunDir;
+pub use crate::store::Unstored;
 
 /// How much output is held in memory, both streams together, before a stream
 /// goes to the store as it arrives. The full pipeline annotates every line it
@@ -106,23 +107,6 @@ pub struct Capture {
     /// Nothing is printed as it arrives: the caller holds the output elsewhere
     /// (an agent's own result) and passes it on itself when it is not stored.
     quiet: bool,
-}
-
-/// What a stream bounded by `[store] max_run_bytes` did not store: bytes
-/// `from_byte..to_byte` of the stream, lines `from_line..=to_line`, all of it
-/// passed through to the reader as written.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Unstored {
-    /// `stdout` or `stderr`.
-    pub stream: String,
-    /// The first byte not stored (0-based offset in the stream).
-    pub from_byte: u64,
-    /// The byte after the last not stored.
-    pub to_byte: u64,
-    /// The first line not stored (1-based).
-    pub from_line: u64,
-    /// The last line not stored.
-    pub to_line: u64,
 }
 
 /// What both readers share: the memory held, and the run's store directory once

@@ -13,6 +13,7 @@ pub mod captured;
 pub mod cmdline;
 mod config;
 pub mod event;
+mod files;
 mod filters;
 mod hook;
 mod init;
@@ -29,8 +30,9 @@ mod view;
 pub use args::flags_in;
 pub use stats::{command_key, tokens as estimated_tokens};
 
+pub(crate) use runlog::now_ms;
+
 use std::ffi::OsString;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use args::Invocation;
 use lens_core::Stream;
@@ -127,9 +129,4 @@ fn no_panic_messages() {
             "lens: internal error ({what}{at}); please report it"
         ));
     }));
-}
-
-pub(crate) fn now_ms(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }

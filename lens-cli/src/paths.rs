@@ -2,7 +2,7 @@
 //! else the XDG directories, else the usual places under `$HOME`.
 
 use std::env;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn xdg(var: &str, fallback: &str) -> PathBuf {
     match env::var_os(var).filter(|v| !v.is_empty()) {
@@ -47,4 +47,12 @@ pub fn log_dir() -> PathBuf {
 pub fn config() -> PathBuf {
     from_env("LENS_CONFIG")
         .unwrap_or_else(|| xdg("XDG_CONFIG_HOME", ".config").join("lens/config.toml"))
+}
+
+/// The project root for `--project`: the git root above `cwd`, else `cwd`.
+pub fn project_root(cwd: &Path) -> PathBuf {
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(cwd)
+        .to_path_buf()
 }

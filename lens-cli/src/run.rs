@@ -13,7 +13,7 @@ use crate::args::RunArgs;
 use crate::capture::{self, Capture};
 use crate::config::load_config;
 use crate::view::{guarded, guarded_view, options};
-use crate::{init, interactive, now_ms, paths, platform, runlog, store};
+use crate::{interactive, now_ms, paths, platform, runlog, store};
 
 pub(crate) fn cmd(r: RunArgs) -> i32 {
     let argv: Vec<String> = r
@@ -343,7 +343,7 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
             fetch: false,
             project: std::env::current_dir()
                 .ok()
-                .map(|d| init::project_root(&d).display().to_string()),
+                .map(|d| paths::project_root(&d).display().to_string()),
         },
     );
     // A run an earlier Lens could not finish (killed outright) is logged now, as
@@ -365,7 +365,7 @@ pub(crate) fn cmd(r: RunArgs) -> i32 {
                 fetch: false,
                 hook: None,
                 project: Some(
-                    init::project_root(std::path::Path::new(&m.cwd))
+                    paths::project_root(std::path::Path::new(&m.cwd))
                         .display()
                         .to_string(),
                 ),

@@ -11,6 +11,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::platform;
 
+/// Milliseconds since the Unix epoch, as every record and stored run dates itself.
+pub(crate) fn now_ms(t: std::time::SystemTime) -> u64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
 /// One line of `runs.jsonl`.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct Record {

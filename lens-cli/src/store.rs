@@ -52,7 +52,7 @@ pub struct Meta {
     /// each stream: the stored file holds its lines before the gap, and the
     /// rest passed through to the reader.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unstored: Vec<crate::capture::Unstored>,
+    pub unstored: Vec<Unstored>,
     /// Start time, milliseconds since the Unix epoch.
     pub start_ms: u64,
     /// Wall-clock duration in milliseconds.
@@ -635,6 +635,23 @@ pub fn utc_minute(secs: u64) -> String {
         rem / 3600,
         rem % 3600 / 60
     )
+}
+
+/// What a stream bounded by `[store] max_run_bytes` did not store: bytes
+/// `from_byte..to_byte` of the stream, lines `from_line..=to_line`, all of it
+/// passed through to the reader as written.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Unstored {
+    /// `stdout` or `stderr`.
+    pub stream: String,
+    /// The first byte not stored (0-based offset in the stream).
+    pub from_byte: u64,
+    /// The byte after the last not stored.
+    pub to_byte: u64,
+    /// The first line not stored (1-based).
+    pub from_line: u64,
+    /// The last line not stored.
+    pub to_line: u64,
 }
 
 #[cfg(test)]

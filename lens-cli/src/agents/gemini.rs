@@ -289,7 +289,8 @@ impl Sources {
                 }
                 continue;
             };
-            let Ok(v) = serde_json::from_str::<Value>(&super::strip_comments(&text)) else {
+            let Ok(v) = serde_json::from_str::<Value>(&super::jsonedit::strip_comments(&text))
+            else {
                 return Some("gemini-settings-unreadable");
             };
             let list = |p: &str| -> Vec<String> {
@@ -334,8 +335,8 @@ impl Sources {
         {
             let manifest = ext.path().join("gemini-extension.json");
             if let Ok(text) = std::fs::read_to_string(&manifest) {
-                let v: Value =
-                    serde_json::from_str(&super::strip_comments(&text)).unwrap_or(Value::Null);
+                let v: Value = serde_json::from_str(&super::jsonedit::strip_comments(&text))
+                    .unwrap_or(Value::Null);
                 let excluded = v.get("excludeTools").and_then(Value::as_array);
                 if excluded.is_some_and(|a| a.iter().any(|t| t == READ_FILE || t == "ReadFileTool"))
                 {
