@@ -329,28 +329,7 @@ fn git_log_p_of_one_files_forty_commits_keeps_every_commit_and_whole_hunks() {
     let dir = std::env::temp_dir().join(format!("lens-views-git-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&dir)
-            // A GIT_DIR inherited from the caller (git rebase -x sets it)
-            // would point these commands at the developer's repository.
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .env("HOME", &dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_DATE", "2026-02-03T05:00:00Z")
-            .env("GIT_COMMITTER_DATE", "2026-02-03T05:00:00Z")
-            .output()
-            .expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let git = |args: &[&str]| git_in(&dir, args);
     git(&["init", "-q", "-b", "main"]);
     let mut body: Vec<String> = (0..60).map(|i| format!("value_{i} = {i}")).collect();
     for c in 0..40 {
@@ -387,6 +366,8 @@ fn git_in(dir: &std::path::Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .args(args)
         .current_dir(dir)
+        // A GIT_DIR inherited from the caller (git rebase -x sets it)
+        // would point these commands at the developer's repository.
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .env_remove("GIT_INDEX_FILE")
