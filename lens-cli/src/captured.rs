@@ -200,6 +200,22 @@ pub struct Filtered {
     pub exit: Option<i32>,
 }
 
+impl Filtered {
+    /// A level-2 view `view\n` of a 9-byte output under handle `0000abcd`,
+    /// with the exit code the agent said: what the agents' answer tests read.
+    #[cfg(test)]
+    pub(crate) fn sample(exit: Option<i32>) -> Filtered {
+        Filtered {
+            text: "view\n".into(),
+            handle: Handle::parse("0000abcd").expect("a valid handle"),
+            raw_bytes: 9,
+            argv: vec![],
+            level: Level::Two,
+            exit,
+        }
+    }
+}
+
 /// The argv `line`'s output is classified by (empty when the line is not
 /// taken apart: then by content alone), or why its output is shown as it is.
 /// Pure: what `filter` decides before it reads the output, and what the

@@ -55,6 +55,18 @@ impl From<Value> for Event {
 }
 
 impl Event {
+    /// The command line of a `PostToolUse` event for `tool`, the shape Claude
+    /// Code, Codex and Qwen Code share; `None` for any other event.
+    pub fn post_tool_use(&self, tool: &str) -> Option<&str> {
+        let event = &self.value;
+        if event.get("hook_event_name")?.as_str()? != "PostToolUse"
+            || event.get("tool_name")?.as_str()? != tool
+        {
+            return None;
+        }
+        event.pointer("/tool_input/command")?.as_str()
+    }
+
     /// The string at `pointer` (as [`Value::pointer`] names it), held or spooled.
     pub fn text(&self, pointer: &str) -> Option<Text<'_>> {
         if let Some((_, s)) = self.spooled.iter().find(|(p, _)| p == pointer) {

@@ -65,12 +65,7 @@ pub fn settings_edits(path: PathBuf) -> Vec<Edit> {
 /// The captured output in a `PostToolUse` event, when it is one Lens filters.
 pub fn read_event(e: &Event) -> Option<Captured> {
     let event = &e.value;
-    if event.get("hook_event_name")?.as_str()? != "PostToolUse"
-        || event.get("tool_name")?.as_str()? != "Bash"
-    {
-        return None;
-    }
-    let line = event.pointer("/tool_input/command")?.as_str()?;
+    let line = e.post_tool_use("Bash")?;
     let r = event.get("tool_response")?;
     // An interrupted run, an image, or a command sent to the background: the
     // result is not a finished command's text.
@@ -302,14 +297,7 @@ mod tests {
 
     #[test]
     fn the_answer_has_the_bash_output_shape() {
-        let v = Filtered {
-            text: "view\n".into(),
-            handle: lens_core::Handle::parse("0000abcd").unwrap(),
-            raw_bytes: 9,
-            argv: vec![],
-            level: lens_core::Level::Two,
-            exit: None,
-        };
+        let v = Filtered::sample(None);
         let a = answer(&Value::Null, &v);
         assert_eq!(
             a["hookSpecificOutput"]["updatedToolOutput"],

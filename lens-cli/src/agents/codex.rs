@@ -72,12 +72,7 @@ pub fn hooks_edit(path: PathBuf) -> Edit {
 /// The captured output in a `PostToolUse` event, when it is one Lens filters.
 pub fn read_event(e: &Event) -> Option<Captured> {
     let event = &e.value;
-    if event.get("hook_event_name")?.as_str()? != "PostToolUse"
-        || event.get("tool_name")?.as_str()? != "Bash"
-    {
-        return None;
-    }
-    let line = event.pointer("/tool_input/command")?.as_str()?;
+    let line = e.post_tool_use("Bash")?;
     let shown_text = e.text("/tool_response")?;
     // Only its start is compared, and a spooled one keeps its start.
     let (shown, _, _) = shown_text.sketch();

@@ -202,14 +202,7 @@ mod tests {
 
     #[test]
     fn the_answer_keeps_copilots_last_line() {
-        let v = Filtered {
-            text: "view\n".into(),
-            handle: lens_core::Handle::parse("0000abcd").unwrap(),
-            raw_bytes: 9,
-            argv: vec![],
-            level: lens_core::Level::Two,
-            exit: Some(2),
-        };
+        let v = Filtered::sample(Some(2));
         let e = event("a\n<shellId: 3 completed with exit code 2>");
         assert_eq!(
             answer(&e.into(), &v).unwrap(),

@@ -141,12 +141,7 @@ fn output_of(llm: &str, display: Option<Text>) -> Option<Output> {
 /// The captured output in a `PostToolUse` event, when it is one Lens filters.
 pub fn read_event(e: &Event) -> Option<Captured> {
     let event = &e.value;
-    if event.get("hook_event_name")?.as_str()? != "PostToolUse"
-        || event.get("tool_name")?.as_str()? != "run_shell_command"
-    {
-        return None;
-    }
-    let line = event.pointer("/tool_input/command")?.as_str()?;
+    let line = e.post_tool_use("run_shell_command")?;
     // Qwen Code cuts `llmContent` to 30,000 characters before the event, so
     // it is read whole: the frame is matched over all of it.
     let llm = e.text("/tool_response/llmContent")?.whole()?;
@@ -296,14 +291,7 @@ mod tests {
     #[test]
     fn the_answer_stops_the_call_with_the_view_in_qwens_frame() {
         let llm = format!("Command: git status\nDirectory: (root)\nOutput: a\nb{TRAILER}");
-        let v = Filtered {
-            text: "view\n".into(),
-            handle: lens_core::Handle::parse("0000abcd").unwrap(),
-            raw_bytes: 9,
-            argv: vec![],
-            level: lens_core::Level::Two,
-            exit: Some(0),
-        };
+        let v = Filtered::sample(Some(0));
         let a = answer(&event(&llm, "a\nb"), &v).unwrap();
         assert_eq!(a["continue"], json!(false));
         assert_eq!(
