@@ -200,6 +200,32 @@ pub struct Filtered {
     pub exit: Option<i32>,
 }
 
+impl Captured {
+    /// What an agent's event says of one shell call: its command line, the
+    /// output it holds, where the agent saved the output whole, the exit code,
+    /// and the working directory in the event's `cwd`; no level, budget or
+    /// inline part of its own.
+    pub(crate) fn of_event(
+        line: String,
+        output: Output,
+        full: Option<PathBuf>,
+        exit: Option<i32>,
+        event: &serde_json::Value,
+    ) -> Captured {
+        Captured {
+            line,
+            output,
+            full,
+            exit,
+            cwd: event.get("cwd").and_then(|c| c.as_str()).map(String::from),
+            level: None,
+            budget: None,
+            partial: false,
+            inline: None,
+        }
+    }
+}
+
 impl Filtered {
     /// A level-2 view `view\n` of a 9-byte output under handle `0000abcd`,
     /// with the exit code the agent said: what the agents' answer tests read.

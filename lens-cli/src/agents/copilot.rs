@@ -103,21 +103,17 @@ pub fn read_event(e: &Event) -> Option<Captured> {
     // A command still running (sent to the background) has another last line.
     let (output, trailer, exit) = split_trailer(&sketch)?;
     let full = saved_to(output);
-    Some(Captured {
-        line: line.to_string(),
-        output: if full.is_some() {
+    Some(Captured::of_event(
+        line.to_string(),
+        if full.is_some() {
             Output::default()
         } else {
             text.piece_to(text.len() - trailer.len() as u64).into()
         },
         full,
-        exit: Some(exit),
-        cwd: event.get("cwd").and_then(Value::as_str).map(String::from),
-        level: None,
-        budget: None,
-        partial: false,
-        inline: None,
-    })
+        Some(exit),
+        event,
+    ))
 }
 
 /// The answer: the view in place of the result text, under Copilot's own

@@ -97,17 +97,13 @@ pub fn read_event(e: &Event) -> Option<Captured> {
         .map(PathBuf::from)
         .or_else(|| named_full(output));
     let dropped = (text.len() - output.len()) as u64;
-    Some(Captured {
-        line: line.to_string(),
-        output: whole.piece_to(whole.len() - dropped).into(),
+    Some(Captured::of_event(
+        line.to_string(),
+        whole.piece_to(whole.len() - dropped).into(),
         full,
-        exit: Some(exit),
-        cwd: event.get("cwd").and_then(Value::as_str).map(String::from),
-        level: None,
-        budget: None,
-        partial: false,
-        inline: None,
-    })
+        Some(exit),
+        event,
+    ))
 }
 
 /// A failed command's text as its output and exit code.
