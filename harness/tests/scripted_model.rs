@@ -60,17 +60,34 @@ fn run(driver: Driver, task: &harness::tasks::Task, root: &Path, tools: &Tools) 
         .collect()
 }
 
-#[test]
-fn every_cli_works_a_cell_per_variant_through_the_scripted_model() {
-    if !available() {
-        return;
-    }
+/// Runs the harness binary with `args` and `--out out_file`, the lens under
+/// test as LENS_BIN; asserts it succeeded and returns its stdout.
+fn harness_run(args: &[&str], out_file: &Path) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(args)
+        .arg("--out")
+        .arg(out_file)
+        .env("LENS_BIN", lens_bin::lens_binary())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// The last-line-trap task, a fresh scratch root named `name`, and the tools
+/// a cell runs with. Every lens the cells run writes under the root (the CLIs
+/// get these variables in their env).
+fn cell_setup(name: &str) -> (Vec<harness::tasks::Task>, PathBuf, Tools) {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let tasks = harness::tasks::load_all(&repo.join("tasks"), &["last-line-trap".into()]).unwrap();
-    let root = std::env::temp_dir().join(format!("lens-scripted-model-{}", std::process::id()));
+    let root = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&root).unwrap();
-    // Every lens the cells run writes here (the CLIs get these in their env).
     std::env::set_var("LENS_STORE", root.join("store"));
     std::env::set_var("LENS_LOG_DIR", root.join("log"));
     std::env::set_var("LENS_CONFIG", root.join("none.toml"));
@@ -80,6 +97,15 @@ fn every_cli_works_a_cell_per_variant_through_the_scripted_model() {
         rtk_dir: None,
         harness: PathBuf::new(),
     };
+    (tasks, root, tools)
+}
+
+#[test]
+fn every_cli_works_a_cell_per_variant_through_the_scripted_model() {
+    if !available() {
+        return;
+    }
+    let (tasks, root, tools) = cell_setup("lens-scripted-model");
     let task = &tasks[0];
     // Two CLIs at a time: the machine may have two cores.
     let lanes = [
@@ -155,20 +181,7 @@ fn kilo_works_a_cell_through_the_scripted_model() {
     if !agents_ready::available(AgentCli::Kilo) {
         return;
     }
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let tasks = harness::tasks::load_all(&repo.join("tasks"), &["last-line-trap".into()]).unwrap();
-    let root = std::env::temp_dir().join(format!("lens-scripted-kilo-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(&root).unwrap();
-    std::env::set_var("LENS_STORE", root.join("store"));
-    std::env::set_var("LENS_LOG_DIR", root.join("log"));
-    std::env::set_var("LENS_CONFIG", root.join("none.toml"));
-    let lens = lens_bin::lens_binary();
-    let tools = Tools {
-        lens_dir: lens.parent().unwrap().to_path_buf(),
-        rtk_dir: None,
-        harness: PathBuf::new(),
-    };
+    let (tasks, root, tools) = cell_setup("lens-scripted-kilo");
     let cells: Vec<CellResult> = ["raw", "hook"]
         .iter()
         .map(|v| {
@@ -273,20 +286,21 @@ fn a_paired_session_runs_through_claude_with_the_scripted_model() {
     let dir = std::env::temp_dir().join(format!("lens-sess-scripted-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out_file = dir.join("session.json");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
-        .args([
-            "session", "run", "--run", "--driver", "claude", "--model", "scripted",
-        ])
-        .args(["--sessions", "python-test-fix", "--pairs", "1", "--out"])
-        .arg(&out_file)
-        .env("LENS_BIN", lens_bin::lens_binary())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = harness_run(
+        &[
+            "session",
+            "run",
+            "--run",
+            "--driver",
+            "claude",
+            "--model",
+            "scripted",
+            "--sessions",
+            "python-test-fix",
+            "--pairs",
+            "1",
+        ],
+        &out_file,
     );
     assert!(
         text.contains("model scripted (scripted: the harness's model server"),
@@ -394,26 +408,24 @@ fn works_a_task_through_the_scripted_model(cli: AgentCli) {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let out_file = dir.join("retention.json");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
-        .args([
+    harness_run(
+        &[
             "run",
             "--run",
             "--driver",
             cli.name(),
             "--model",
             "scripted",
-        ])
-        .args(["--tasks", "last-line-trap", "--variants", "raw,hook"])
-        .args(["--repeats", "1", "--isolation", "dir", "--out"])
-        .arg(&out_file)
-        .env("LENS_BIN", lens_bin::lens_binary())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+            "--tasks",
+            "last-line-trap",
+            "--variants",
+            "raw,hook",
+            "--repeats",
+            "1",
+            "--isolation",
+            "dir",
+        ],
+        &out_file,
     );
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
     assert_eq!(v["driver"], cli.name());
