@@ -12,20 +12,8 @@ use std::process::{Output, Stdio};
 
 use common::{write, Sandbox};
 
-const FILTER: &str = r#"
-[[filter]]
-name = "acme-build"
-match = '^acme-build\b'
-drop = ['^DEBUG ']
-keep = ['^ERR ']
-
-[[filter.test]]
-name = "drops debug, keeps errors"
-input = "DEBUG a\nERR boom\n"
-exit = 1
-expect_contains = ["ERR boom"]
-expect_missing = ["DEBUG a"]
-"#;
+/// The example filter lens-core's unit tests read too.
+const FILTER: &str = include_str!("../../lens-core/tests/filter-fixtures/acme.toml");
 
 /// A git project under the sandbox with an `acme-build` that prints 300 debug
 /// lines and an error on stdout, a line on stderr, and exits 3.

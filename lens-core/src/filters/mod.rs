@@ -282,20 +282,8 @@ fn cut(s: &str) -> String {
 mod tests {
     use super::*;
 
-    const ACME: &str = r#"
-[[filter]]
-name = "acme-build"
-match = '^acme-build\b'
-drop = ['^DEBUG ']
-keep = ['^ERR ']
-
-[[filter.test]]
-name = "drops debug, keeps errors"
-input = "DEBUG a\nERR boom\n"
-exit = 1
-expect_contains = ["ERR boom"]
-expect_missing = ["DEBUG a"]
-"#;
+    /// The example filter both crates' tests read.
+    const ACME: &str = include_str!("../../tests/filter-fixtures/acme.toml");
 
     fn argv(line: &str) -> Vec<String> {
         split(line)
