@@ -569,6 +569,9 @@ fn fuzz(args: &[String]) -> Result<()> {
     let seed: u64 = value(args, "--seed").map_or(Ok(1), |v| v.parse())?;
     let out = PathBuf::from(value(args, "--out").unwrap_or_else(|| "out/reliability.json".into()));
     let corpus = inputs::every_stream()?;
+    // The revision measured is the one checked out when the run starts: a run
+    // of 10^7 executions takes an hour, and the tree may move meanwhile.
+    let revision = env::git_revision();
     let t = Instant::now();
     let o = bench::fuzz::run(seed, execs, &corpus);
     let secs = t.elapsed().as_secs_f64();
@@ -584,7 +587,7 @@ fn fuzz(args: &[String]) -> Result<()> {
         "fuzz",
         serde_json::json!({
             "command": env::command_line(),
-            "git_revision": env::git_revision(),
+            "git_revision": revision,
             "date": env::utc_now(),
             "machine": env::machine(),
             "seed": seed,
