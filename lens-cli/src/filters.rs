@@ -34,17 +34,10 @@ pub(crate) fn trust_file() -> PathBuf {
     paths::config().with_file_name("trusted-filters")
 }
 
-/// The git root at or above `cwd`.
-fn git_root(cwd: &Path) -> Option<PathBuf> {
-    cwd.ancestors()
-        .find(|d| d.join(".git").exists())
-        .map(Path::to_path_buf)
-}
-
 /// The project's filter file (it may not exist): `.lens/filters.toml` at the
 /// git root at or above `cwd`.
 pub(crate) fn project_file(cwd: &Path) -> Option<PathBuf> {
-    git_root(cwd).map(|r| r.join(".lens").join("filters.toml"))
+    paths::git_root(cwd).map(|r| r.join(".lens").join("filters.toml"))
 }
 
 /// The filter that covers `argv`, run in `cwd`: the project's (when trusted),

@@ -51,8 +51,54 @@ pub fn config() -> PathBuf {
 
 /// The project root for `--project`: the git root above `cwd`, else `cwd`.
 pub fn project_root(cwd: &Path) -> PathBuf {
-    cwd.ancestors()
-        .find(|d| d.join(".git").exists())
-        .unwrap_or(cwd)
-        .to_path_buf()
+    git_root(cwd).unwrap_or_else(|| cwd.to_path_buf())
+}
+
+/// The git root at or above `cwd`: the nearest directory holding `.git`.
+/// Like git, the search never climbs into a directory named in
+/// `GIT_CEILING_DIRECTORIES` (colon-separated absolute paths), so a project
+/// inside another's tree, or a temp dir under a checkout, is answered as git
+/// itself would answer it.
+pub fn git_root(cwd: &Path) -> Option<PathBuf> {
+    let ceilings = std::env::var_os("GIT_CEILING_DIRECTORIES").unwrap_or_default();
+    let ceilings: Vec<PathBuf> = std::env::split_paths(&ceilings)
+        .filter(|c| c.is_absolute())
+        .collect();
+    git_root_below(cwd, &ceilings)
+}
+
+fn git_root_below(cwd: &Path, ceilings: &[PathBuf]) -> Option<PathBuf> {
+    for d in cwd.ancestors() {
+        if d.join(".git").exists() {
+            return Some(d.to_path_buf());
+        }
+        match d.parent() {
+            Some(up) if ceilings.iter().any(|c| c == up) => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_git_root_search_stops_below_a_ceiling_as_git_does() {
+        let root = std::env::temp_dir().join(format!("lens-paths-{}", std::process::id()));
+        let inner = root.join("outer/inner/deep");
+        std::fs::create_dir_all(&inner).unwrap();
+        std::fs::create_dir_all(root.join("outer/.git")).unwrap();
+        assert_eq!(git_root_below(&inner, &[]), Some(root.join("outer")));
+        // A ceiling at `outer` stops the climb before it is looked at ...
+        assert_eq!(git_root_below(&inner, &[root.join("outer")]), None);
+        // ... but a repository at or below the ceiling's child is found.
+        std::fs::create_dir_all(root.join("outer/inner/.git")).unwrap();
+        assert_eq!(
+            git_root_below(&inner, &[root.join("outer")]),
+            Some(root.join("outer/inner"))
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }

@@ -57,6 +57,7 @@ proptest! {
             .env("LENS_STORE", sb.store())
             .env("LENS_LOG_DIR", sb.log_dir())
             .env("LENS_CONFIG", sb.config())
+            .env("GIT_CEILING_DIRECTORIES", std::env::temp_dir())
             .env(&name, &value)
             .current_dir(&sb.root)
             .output()

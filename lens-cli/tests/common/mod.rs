@@ -40,6 +40,9 @@ impl Sandbox {
         c.env("LENS_STORE", self.store())
             .env("LENS_LOG_DIR", self.log_dir())
             .env("LENS_CONFIG", self.config())
+            // The sandbox may sit under a checkout (a TMPDIR inside one):
+            // git's own ceiling keeps Lens from taking that for the project.
+            .env("GIT_CEILING_DIRECTORIES", std::env::temp_dir())
             .current_dir(&self.root)
             .stdin(Stdio::null());
         c
