@@ -82,7 +82,15 @@ proptest! {
     #[test]
     fn signal_death_is_128_plus_signum(sig in prop::sample::select(vec![1, 2, 3, 6, 9, 13, 14, 15])) {
         let sb = Sandbox::new();
-        let out = sb.run(&["sh", "-c", &format!("echo before; kill -{sig} $$")]);
+        // A signal ignored by whoever started the tests stays ignored across
+        // exec, and `sh` may not reset it, so `kill -3 $$` would do nothing
+        // (a job runner that ignores SIGQUIT). python3 puts each signal back
+        // to its default, then becomes the `sh` that Lens waits for.
+        let reset = "import os, signal, sys\n\
+                     for s in (1, 2, 3, 6, 13, 14, 15): signal.signal(s, signal.SIG_DFL)\n\
+                     os.execvp('sh', ['sh', '-c', sys.argv[1]])";
+        let script = format!("echo before; kill -{sig} $$");
+        let out = sb.run(&["python3", "-c", reset, &script]);
         prop_assert_eq!(out.status.code(), Some(128 + sig));
         prop_assert_eq!(out.stdout, b"before\n".to_vec());
     }
