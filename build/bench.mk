@@ -31,9 +31,11 @@ bench-big: build $(LENS_BENCH)
 
 # The pipeline fuzz run: FUZZ_EXECS generated inputs, checked against the
 # invariants, built with overflow checks (profile fuzz). Writes the "fuzz" section
-# of results/reliability.json; fails on any panic or violation.
+# of results/reliability.json; fails on any panic or violation. Each input has
+# its own seed, so FUZZ_JOBS threads run the same inputs as one would.
 FUZZ_EXECS ?= 200000
 FUZZ_SEED ?= 1
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 fuzz:
 	$(CARGO) build --profile fuzz --locked -p bench --bin lens-bench
-	$(CARGO_TARGET_DIR)/fuzz/lens-bench fuzz --execs $(FUZZ_EXECS) --seed $(FUZZ_SEED) --out results/reliability.json
+	$(CARGO_TARGET_DIR)/fuzz/lens-bench fuzz --execs $(FUZZ_EXECS) --seed $(FUZZ_SEED) --jobs $(FUZZ_JOBS) --out results/reliability.json

@@ -294,37 +294,96 @@ pub struct Outcome {
     pub failures: Vec<String>,
 }
 
-/// Runs `n` generated inputs from `seed`; a panic is caught and counted.
-pub fn run(seed: u64, n: u64, corpus: &[Vec<u8>]) -> Outcome {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut outcome = Outcome::default();
-    let quiet = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    for i in 0..n {
-        let case = generate(&mut rng, corpus);
-        outcome.executions += 1;
-        match std::panic::catch_unwind(|| target(&case)) {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                outcome.violations += 1;
-                if outcome.failures.len() < 10 {
-                    outcome.failures.push(format!("input {i}: {e}"));
-                }
-            }
-            Err(p) => {
-                outcome.panics += 1;
-                let what = p
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                if outcome.failures.len() < 10 {
-                    outcome.failures.push(format!("input {i}: panic: {what}"));
-                }
-            }
+/// The generator for input `i` of a run seeded with `seed`: each input has its
+/// own, so any one can be rerun alone and a run can be split across threads
+/// without changing what is run.
+pub fn input_rng(seed: u64, i: u64) -> StdRng {
+    // splitmix64 of the pair: neighbouring indices get unrelated streams.
+    let mut z = seed
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(i)
+        .wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    StdRng::seed_from_u64(z ^ (z >> 31))
+}
+
+/// What input `i` found: `None` when every check passed. A panic is caught.
+pub fn check_one(seed: u64, i: u64, corpus: &[Vec<u8>]) -> Option<Found> {
+    let case = generate(&mut input_rng(seed, i), corpus);
+    match std::panic::catch_unwind(|| target(&case)) {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(Found::Violation(format!("input {i}: {e}"))),
+        Err(p) => {
+            let what = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Some(Found::Panic(format!("input {i}: panic: {what}")))
         }
     }
+}
+
+/// A failed input: a broken invariant or a panic, with the input's index.
+#[derive(Debug)]
+pub enum Found {
+    /// A check failed.
+    Violation(String),
+    /// The pipeline panicked.
+    Panic(String),
+}
+
+/// Runs inputs `0..n` from `seed` on `jobs` threads (input `i` on thread
+/// `i % jobs`); a panic is caught and counted. The outcome does not depend on
+/// `jobs`: the failures listed are the first ten by index.
+pub fn run(seed: u64, n: u64, corpus: &[Vec<u8>], jobs: u64) -> Outcome {
+    let jobs = jobs.max(1);
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let found: Vec<(u64, Found)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|t| {
+                scope.spawn(move || {
+                    let mut mine = Vec::new();
+                    let mut i = t;
+                    while i < n {
+                        if let Some(f) = check_one(seed, i, corpus) {
+                            mine.push((i, f));
+                        }
+                        i += jobs;
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
     std::panic::set_hook(quiet);
+    let mut found = found;
+    found.sort_by_key(|(i, _)| *i);
+    let mut outcome = Outcome {
+        executions: n,
+        ..Outcome::default()
+    };
+    for (_, f) in found {
+        let text = match f {
+            Found::Violation(t) => {
+                outcome.violations += 1;
+                t
+            }
+            Found::Panic(t) => {
+                outcome.panics += 1;
+                t
+            }
+        };
+        if outcome.failures.len() < 10 {
+            outcome.failures.push(text);
+        }
+    }
     outcome
 }
 
@@ -342,8 +401,24 @@ mod tests {
 
     #[test]
     fn a_short_run_finds_nothing_wrong() {
-        let o = run(7, 300, &[b"error: x\n  --> a.rs:1:1\n".to_vec()]);
+        let o = run(7, 300, &[b"error: x\n  --> a.rs:1:1\n".to_vec()], 2);
         assert_eq!(o.executions, 300);
         assert_eq!((o.panics, o.violations), (0, 0), "{:?}", o.failures);
+    }
+
+    #[test]
+    fn an_input_is_the_same_whatever_the_threads_or_order() {
+        let corpus = [b"error: x\n".to_vec()];
+        let a = generate(&mut input_rng(3, 41), &corpus);
+        let b = generate(&mut input_rng(3, 41), &corpus);
+        let c = generate(&mut input_rng(3, 42), &corpus);
+        assert_eq!(
+            (&a.stdout, &a.stderr, &a.argv),
+            (&b.stdout, &b.stderr, &b.argv)
+        );
+        assert_ne!(
+            (&a.stdout, &a.stderr, a.budget, &a.cuts),
+            (&c.stdout, &c.stderr, c.budget, &c.cuts)
+        );
     }
 }

@@ -39,7 +39,15 @@ pub fn check_stream(view: &str, raw: &str, stream: &str, handle: &str) -> Result
         let ours = |h: &str| h == handle;
         let summary =
             v.starts_with("[lens: summary ") && v.ends_with(&format!(" handle={handle}]"));
-        let cut = CutShort::parse(v).is_some_and(|c| c.handle.as_deref().is_none_or(ours));
+        // Lens's stop notice comes after everything the command wrote. With
+        // the run's handle it cannot be the command's text; without one (the
+        // run was not stored) it is Lens's only once every raw line is
+        // accounted for, so a command that prints such a line is checked
+        // like any other output.
+        let cut = CutShort::parse(v).is_some_and(|c| match c.handle.as_deref() {
+            Some(h) => ours(h),
+            None => next as usize == raws.len() + 1,
+        });
         if summary || cut {
             continue;
         }
@@ -102,5 +110,26 @@ mod tests {
         assert!(check_stream(other, raw, "stdout", h).is_err());
         let printed = "[lens: elided stdout 2-3 (2 lines: budget) handle=ffff0000]\n";
         assert_eq!(check_stream(printed, printed, "stdout", h), Ok(vec![1]));
+    }
+
+    #[test]
+    fn a_stop_notice_the_command_printed_is_its_own_line() {
+        // The fuzz run's 16 violations: a raw line shaped like Lens's stop
+        // notice (no handle) was skipped as Lens's, and every line after it
+        // was compared with the raw line before.
+        let h = "0000abcd";
+        let raw = "a\n[lens: cut short by SIGT]\nb\n";
+        assert_eq!(check_stream(raw, raw, "stderr", h), Ok(vec![1, 2, 3]));
+        // Dropping that line is a renumbering, caught.
+        let dropped = "a\nb\n";
+        assert!(check_stream(dropped, raw, "stderr", h).is_err());
+        // Lens's own notice after the last line, with or without a handle.
+        for notice in [
+            "[lens: cut short by SIGTERM]",
+            "[lens: cut short by SIGTERM handle=0000abcd]",
+        ] {
+            let view = format!("{raw}{notice}\n");
+            assert_eq!(check_stream(&view, raw, "stderr", h), Ok(vec![1, 2, 3]));
+        }
     }
 }

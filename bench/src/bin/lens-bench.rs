@@ -4,7 +4,7 @@
 //! ```text
 //! lens-bench gate [--save] [--gate-latency] [--baseline FILE] [--input NAME]
 //! lens-bench overhead [--runs N] [--lens PATH] [--rtk PATH] [--out FILE]
-//! lens-bench fuzz [--execs N] [--seed S] [--out FILE]
+//! lens-bench fuzz [--execs N] [--seed S] [--jobs J] [--input N] [--out FILE]
 //! lens-bench big [--lens PATH] [--rtk PATH] [--gib N] [--out FILE]
 //! ```
 
@@ -26,7 +26,7 @@ fn main() {
         Some("fuzz") => fuzz(&args[1..]),
         Some("big") => big(&args[1..]),
         _ => Err(anyhow::anyhow!(
-            "usage: lens-bench gate [--save] [--gate-latency] [--baseline FILE] [--input NAME] | overhead [--runs N] [--lens PATH] [--rtk PATH] [--out FILE] | fuzz [--execs N] [--seed S] [--out FILE] | big [--lens PATH] [--rtk PATH] [--gib N] [--out FILE]"
+            "usage: lens-bench gate [--save] [--gate-latency] [--baseline FILE] [--input NAME] | overhead [--runs N] [--lens PATH] [--rtk PATH] [--out FILE] | fuzz [--execs N] [--seed S] [--jobs J] [--input N] [--out FILE] | big [--lens PATH] [--rtk PATH] [--gib N] [--out FILE]"
         )),
     };
     if let Err(e) = result {
@@ -567,20 +567,32 @@ fn write_section(path: &Path, key: &str, value: serde_json::Value) -> Result<()>
 fn fuzz(args: &[String]) -> Result<()> {
     let execs: u64 = value(args, "--execs").map_or(Ok(200_000), |v| v.parse())?;
     let seed: u64 = value(args, "--seed").map_or(Ok(1), |v| v.parse())?;
+    let jobs: u64 = value(args, "--jobs").map_or(Ok(1), |v| v.parse())?;
     let out = PathBuf::from(value(args, "--out").unwrap_or_else(|| "out/reliability.json".into()));
     let corpus = inputs::every_stream()?;
+    if let Some(i) = value(args, "--input") {
+        // One input again, as the run that found it generated it.
+        let i: u64 = i.parse()?;
+        return match bench::fuzz::check_one(seed, i, &corpus) {
+            None => {
+                println!("fuzz: input {i} of seed {seed} passes every check");
+                Ok(())
+            }
+            Some(f) => bail!("{f:?}"),
+        };
+    }
     // The revision measured is the one checked out when the run starts: a run
     // of 10^7 executions takes an hour, and the tree may move meanwhile.
     let revision = env::git_revision();
     let t = Instant::now();
-    let o = bench::fuzz::run(seed, execs, &corpus);
+    let o = bench::fuzz::run(seed, execs, &corpus, jobs);
     let secs = t.elapsed().as_secs_f64();
     println!(
         "fuzz: {} executions in {secs:.1} s, {} panics, {} invariant violations",
         o.executions, o.panics, o.violations
     );
     for f in &o.failures {
-        println!("  {f} (rerun: lens-bench fuzz --seed {seed} --execs {execs})");
+        println!("  {f} (rerun it alone: lens-bench fuzz --seed {seed} --input N)");
     }
     write_section(
         &out,
@@ -591,6 +603,7 @@ fn fuzz(args: &[String]) -> Result<()> {
             "date": env::utc_now(),
             "machine": env::machine(),
             "seed": seed,
+            "threads": jobs,
             "seconds": (secs * 10.0).round() / 10.0,
             "corpus": format!("{} real streams (every compare case's recorded stdout and stderr, and every output in lens-core/tests/fixtures), mutated; and generated lines", corpus.len()),
             "checks": "no panic (built with overflow checks); every shown line is the raw line at its number; every gap is covered by a marker with the run's handle; the view is never larger than the raw output; a stream that is not UTF-8 passes through unchanged; the same for stdout read through a sampler with small caps",
