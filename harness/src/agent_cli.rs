@@ -413,6 +413,38 @@ impl AgentCli {
                 let codex_home = spec.home.join(".codex");
                 std::fs::create_dir_all(&codex_home)
                     .with_context(|| format!("cannot create {}", codex_home.display()))?;
+                // Codex's sandbox makes each writable root's `.git`, `.codex` and
+                // `.agents` read-only by creating them, empty, where they are
+                // missing: with /tmp a writable root that leaves /tmp/.git behind,
+                // and every later program under /tmp (Claude Code deciding which
+                // project it is in, `lens trust`) takes /tmp for a git checkout.
+                // The run's temp dir is its own, and /tmp is not a root.
+                let tmp = scratch.join("tmp");
+                std::fs::create_dir_all(&tmp)
+                    .with_context(|| format!("cannot create {}", tmp.display()))?;
+                cmd.env("TMPDIR", &tmp)
+                    .args(["-c", "sandbox_workspace_write.exclude_slash_tmp=true"]);
+                // Lens's store and log, where the run names them, stay writable
+                // in the sandbox (under /tmp they were by /tmp alone): without
+                // them `lens …` cannot store, and so shows the raw output.
+                let roots: Vec<String> = spec
+                    .env
+                    .iter()
+                    .filter(|(k, _)| k == "LENS_STORE" || k == "LENS_LOG_DIR")
+                    .map(|(_, v)| {
+                        let _ = std::fs::create_dir_all(v);
+                        format!("{v:?}")
+                    })
+                    .collect();
+                if !roots.is_empty() {
+                    cmd.args([
+                        "-c".to_string(),
+                        format!(
+                            "sandbox_workspace_write.writable_roots=[{}]",
+                            roots.join(",")
+                        ),
+                    ]);
+                }
                 // The key goes as a bearer token, from the variable env_key names.
                 cmd.env("CODEX_HOME", codex_home)
                     .env("LENS_MODEL_KEY", key)
