@@ -583,7 +583,7 @@ fn step(n: u64) -> String {
 /// hides, as a model reading the marker picks it.
 fn hidden_range(view: &str) -> Option<(String, u64, u64)> {
     let marker =
-        Regex::new(r"\[lens: elided stdout (\d+)-(\d+) \([^\n]*handle=([0-9a-f]{8})\]").unwrap();
+        Regex::new(r"\[lens: elided stdout (\d+)-(\d+) \([^\n]*handle=([0-9a-f]{8})(?: digest=\d+)?(?: unlisted=\d+)?\]").unwrap();
     let found = marker.captures_iter(view).find_map(|c| {
         let (a, b): (u64, u64) = (c[1].parse().ok()?, c[2].parse().ok()?);
         (b >= a + 400).then(|| (c[3].to_string(), a + 50, a + 349))

@@ -222,7 +222,7 @@ fn step(n: u64) -> String {
 fn fetching_model() -> Script {
     Script::custom(|turn: &Turn| {
         let marker =
-            Regex::new(r"\[lens: elided stdout (\d+)-(\d+) \(.*?handle=([0-9a-f]{8})\]").unwrap();
+            Regex::new(r"\[lens: elided stdout (\d+)-(\d+) \(.*?handle=([0-9a-f]{8})(?: digest=\d+)?(?: unlisted=\d+)?\]").unwrap();
         match turn.calls_made {
             0 => Action::Shell {
                 command: STEPS.into(),

@@ -96,7 +96,10 @@ fn flags_after_the_command_belong_to_it() {
 #[test]
 fn levels_and_budget_change_the_view() {
     let sb = Sandbox::new();
-    let script = "for i in $(seq 400); do echo \"row $i of the listing with some words\"; done";
+    // Each row with a word of its own (letters only, so no two rows share a
+    // shape): 400 rows of one shape would be three, a marker and five at every
+    // level and budget, since the budget is not filled with lines alike.
+    let script = "for i in $(seq 400); do echo \"row $i of the $(printf %x $((i * 2654435761 % 4294967296)) | tr 0-9 g-p) listing\"; done";
     let sizes: Vec<usize> = ["3", "2", "1", "0"]
         .iter()
         .map(|l| sb.run(&["--level", l, "sh", "-c", script]).stdout.len())

@@ -57,6 +57,9 @@ pub enum Reason {
     Level,
     /// Redrawn in place: the digest after the marker is its last drawing.
     Redrawn,
+    /// One of units that repeat but for numbers counting up: the digest shows
+    /// each line of the unit once, with the ranges (see `stages::fold`).
+    Folded,
 }
 
 impl Reason {
@@ -75,6 +78,7 @@ impl Reason {
             Reason::Bulk => "bulk",
             Reason::Level => "level",
             Reason::Redrawn => "redrawn",
+            Reason::Folded => "folded",
         }
     }
 }

@@ -153,6 +153,14 @@ pub fn annotate(doc: &mut Doc, opts: &Options) {
     stages::dedupe::run(doc);
     stages::context::run(doc, opts.budget);
     stages::rank::run(doc, opts.budget);
+    // Before the level narrows the view, so levels 1 and 0 fold what level 2
+    // folds and never show a line it hides. Only an output over the budget is
+    // folded: one under it is shown as it was written. A user's filter decides
+    // what its command shows: the lines it keeps stay as they are.
+    let over = doc.lines.iter().map(|l| l.text.len() + 1).sum::<usize>() > opts.budget;
+    if over && opts.filter.is_none() {
+        stages::fold::run(doc);
+    }
     match opts.level {
         Level::One => stages::level::one(doc),
         Level::Zero => stages::level::zero(doc),
@@ -526,6 +534,21 @@ mod tests {
     }
 
     #[test]
+    fn only_an_output_over_the_budget_is_folded() {
+        // `seq 1 100` is 292 bytes: shown as written, not as `{1..100}`.
+        let small: String = (1..=100).map(|i| format!("{i}\n")).collect();
+        let (o, _, elided) = run(&small, "", 0, Level::Two);
+        assert_eq!((o.as_str(), elided), (small.as_str(), false));
+        // A make -k over 60 files, past the budget: its units fold.
+        let big: String = (0..60)
+            .map(|f| format!("cc -c src/codec_{f:02}.c -o build/codec_{f:02}.o\nsrc/codec_{f:02}.c:4:10: error: unknown type name 'size_t'\nmake: *** [Makefile:9: build/codec_{f:02}.o] Error 1\n"))
+            .collect();
+        let (o, _, _) = run(&big, "", 2, Level::Two);
+        assert!(o.contains("(N = "), "{o}");
+        assert!(o.len() < big.len() / 4, "{o}");
+    }
+
+    #[test]
     fn view_is_never_larger_than_raw() {
         let (o, _, elided) = run("one line\n", "", 0, Level::Zero);
         assert_eq!(o, "one line\n");
@@ -535,10 +558,14 @@ mod tests {
     #[test]
     fn level_one_never_renders_empty() {
         let out: String = (0..300)
-            .map(|i| format!("src/f{i}.rs:{i}: match\n"))
+            .map(|i| format!("src/f{i}.rs:{}: match\n", (i * 37) % 101 + 1))
             .collect();
         let (o, _, _) = run(&out, "", 0, Level::One);
-        assert!(o.starts_with("src/f0.rs:0: match\n"));
-        assert_eq!(o.lines().filter(|l| !l.starts_with("[lens:")).count(), 20);
+        assert!(o.starts_with("src/f0.rs:1: match\n"), "{o}");
+        // The head, at most level 1's 20 lines; 300 lines of one shape leave
+        // the budget's head and tail, the rest under one `all like` marker.
+        let content = o.lines().filter(|l| !l.starts_with("[lens:")).count();
+        assert!((1..=20).contains(&content), "{o}");
+        assert!(o.contains("all like \"src/….rs:…: match\""), "{o}");
     }
 }

@@ -8,6 +8,7 @@ pub mod classify;
 pub mod context;
 pub mod dedupe;
 pub mod excerpt;
+pub mod fold;
 pub mod frames;
 pub mod level;
 pub mod patterns;

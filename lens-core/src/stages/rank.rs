@@ -107,6 +107,13 @@ pub fn shape(text: &str) -> u64 {
     chunk_hash(h, &b[from..])
 }
 
+/// The score of a plain line with nothing for it: one of more than a hundred
+/// lines of its shape, not near either end, no word of trouble. Such lines are
+/// what the marker over them says they are like (`all like "step … applied …
+/// ok"`); the budget is not filled with them, so a view is no larger than what
+/// it must show. A line scoring this or less is never chosen for room alone.
+const COMMON: i32 = 100 - 50;
+
 /// Scores every line (see the module doc); `budget` calls it when it must trim.
 pub fn score(doc: &mut Doc) {
     let mut counts: HashMap<u64, u32, PrehashedState> =
@@ -217,7 +224,7 @@ fn fit(doc: &mut Doc, mut room: usize) {
         .lines
         .iter()
         .enumerate()
-        .filter(|(_, l)| l.fate == Fate::Keep && l.class != Class::Blank)
+        .filter(|(_, l)| l.fate == Fate::Keep && l.class != Class::Blank && l.score > COMMON)
         .map(|(i, l)| {
             let descending = !((l.score as u32) ^ 0x8000_0000);
             (u64::from(descending) << 32) | i as u64
@@ -344,11 +351,11 @@ mod tests {
 
     #[test]
     fn fit_takes_the_highest_scores_first_then_the_earliest() {
-        // Lines a..e scored -150, 7, -3, 7, 1000, fitted into room for `n` lines.
-        let fitted = |n: usize| -> Vec<String> {
+        // Lines a..e scored 60, 207, 97, 207, 1000, fitted into room for `n` lines.
+        let fitted = |scores: [i32; 5], n: usize| -> Vec<String> {
             let argv = vec![];
             let mut doc = Doc::new(&argv, "a\nb\nc\nd\ne\n", "", 0);
-            for (l, s) in doc.lines.iter_mut().zip([-150, 7, -3, 7, 1000]) {
+            for (l, s) in doc.lines.iter_mut().zip(scores) {
                 l.score = s;
             }
             fit(&mut doc, n * (2 + MARKER_COST));
@@ -358,10 +365,17 @@ mod tests {
                 .map(|l| l.raw.to_string())
                 .collect()
         };
-        // e (1000), then b and d (7, b first).
-        assert_eq!(fitted(3), ["b", "d", "e"]);
-        // The negative scores come last, -3 before -150.
-        assert_eq!(fitted(4), ["b", "c", "d", "e"]);
+        let scores = [60, 207, 97, 207, 1000];
+        // e (1000), then b and d (207, b first).
+        assert_eq!(fitted(scores, 3), ["b", "d", "e"]);
+        // The lower scores come last, 97 before 60.
+        assert_eq!(fitted(scores, 4), ["b", "c", "d", "e"]);
+        // A line with nothing for it (one of many of its shape, away from the
+        // ends) is not chosen to fill room: its marker says what it is like.
+        assert_eq!(
+            fitted([COMMON, 207, COMMON - 10, 207, 1000], 5),
+            ["b", "d", "e"]
+        );
     }
 
     #[test]
