@@ -52,9 +52,12 @@ pub fn brace_range(first: &str, last: &str) -> String {
 /// A name as prefix, the text of its last number (at most nine digits), suffix.
 fn numbered(s: &str) -> Option<(&str, &str, &str)> {
     let end = s.rfind(|c: char| c.is_ascii_digit())? + 1;
+    // After the last character that is not a digit, however many bytes it takes.
     let start = s[..end]
-        .rfind(|c: char| !c.is_ascii_digit())
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !c.is_ascii_digit())
+        .map_or(0, |(i, c)| i + c.len_utf8());
     (end - start <= 9).then(|| (&s[..start], &s[start..end], &s[end..]))
 }
 
@@ -203,4 +206,18 @@ pub fn slots(message: &str) -> (String, Vec<String>) {
         i = after;
     }
     (shape, values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_number_after_a_character_of_several_bytes_is_read_whole() {
+        // The fuzz run's panic: the byte after '✗' was taken for a boundary.
+        assert_eq!(numbered("é ü ✗60 cents"), Some(("é ü ✗", "60", " cents")));
+        assert_eq!(numbered("✗7"), Some(("✗", "7", "")));
+        assert_eq!(numbered("42"), Some(("", "42", "")));
+        assert!(follows("✗1", "✗2"));
+    }
 }
