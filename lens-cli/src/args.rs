@@ -88,6 +88,8 @@ pub struct ShowArgs {
     pub context: u32,
     /// `--grep` prints the lines that do not match (`-v`, as grep's).
     pub invert: bool,
+    /// `--grep` matches letters in either case (`-i`).
+    pub ignore_case: bool,
     /// Print at most this many bytes of raw lines, cut by whole lines, ending
     /// with a marker naming the lines left (see [`crate::show::page`]).
     pub max_bytes: Option<usize>,
@@ -339,7 +341,7 @@ fn parse_budget(v: &str) -> Result<usize, String> {
 pub const SHOW_HELP: &str = "\
 usage: lens show <handle> [--lines A-B] [--stream stdout|stderr] [--level N] [--budget SIZE]
        lens show <handle> [--lines A-B] [--stream S] --max-bytes SIZE
-       lens show <handle> --grep REGEX [-v] [--context N] [--stream S] [--budget SIZE]
+       lens show <handle> --grep REGEX [-v] [-i] [--context N] [--stream S] [--budget SIZE]
 
 Prints a stored run, raw unless --level says otherwise. The handle and the line
 numbers are the ones a [lens: elided ...] marker names.
@@ -352,8 +354,20 @@ numbers are the ones a [lens: elided ...] marker names.
                      naming the lines left
   --grep REGEX       only the raw lines matching REGEX, numbered
   -v, --invert-match with --grep, the raw lines NOT matching REGEX
+  -i, --ignore-case  with --grep, letters match in either case
+  -E, --extended-regexp  accepted: REGEX is an extended regular expression already
   -C, --context N    lines of context around each --grep match
   -h, --help         print this help";
+
+/// One of grep's flags that `lens show` takes after `--grep`, as its letter.
+fn grep_flag(a: &str) -> Option<char> {
+    match a {
+        "-v" | "--invert-match" => Some('v'),
+        "-i" | "--ignore-case" => Some('i'),
+        "-E" | "--extended-regexp" => Some('E'),
+        _ => None,
+    }
+}
 
 fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
     let mut it = args.into_iter();
@@ -367,6 +381,7 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
         grep: None,
         context: 0,
         invert: false,
+        ignore_case: false,
         max_bytes: None,
     };
     while let Some(a) = it.next() {
@@ -383,17 +398,25 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
             "--level" | "-l" => show.level = parse_level(&val()?)?,
             "--budget" | "-b" => show.budget = Some(parse_budget(&val()?)?),
             "--grep" => {
-                // `--grep -v REGEX`, as grep is typed, inverts the match.
+                // grep's own flags typed after --grep, as grep is typed:
+                // `--grep -v REGEX`, `--grep -i REGEX`, `--grep -E REGEX`.
                 let mut v = val()?;
-                if v == "-v" || v == "--invert-match" {
-                    show.invert = true;
-                    v = it
-                        .next()
-                        .ok_or("lens show: --grep -v needs a regular expression after it")?;
+                while let Some(f) = grep_flag(&v) {
+                    match f {
+                        'v' => show.invert = true,
+                        'i' => show.ignore_case = true,
+                        _ => {}
+                    }
+                    v = it.next().ok_or_else(|| {
+                        format!("lens show: --grep {v} needs a regular expression after it")
+                    })?;
                 }
                 show.grep = Some(v);
             }
             "-v" | "--invert-match" => show.invert = true,
+            "-i" | "--ignore-case" => show.ignore_case = true,
+            // The patterns are extended regular expressions already.
+            "-E" | "--extended-regexp" => {}
             "--max-bytes" => show.max_bytes = Some(parse_budget(&val()?)?),
             "--context" | "-C" => {
                 let v = val()?;
@@ -795,7 +818,7 @@ mod tests {
                 "{e}"
             );
         }
-        assert_eq!(flags_in(SHOW_HELP).len(), 14);
+        assert_eq!(flags_in(SHOW_HELP).len(), 18);
     }
 
     #[test]

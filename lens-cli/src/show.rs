@@ -69,7 +69,10 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
             crate::capture::say("lens show: --grep prints raw lines; drop --lines and --level");
             return 2;
         }
-        let re = match regex::bytes::Regex::new(pattern) {
+        let re = match regex::bytes::RegexBuilder::new(pattern)
+            .case_insensitive(s.ignore_case)
+            .build()
+        {
             Ok(re) => re,
             Err(e) => {
                 let first = e.to_string();
@@ -359,7 +362,7 @@ pub(crate) fn page(
 }
 
 /// `--grep`: the matching raw lines of the stored streams with their line
-/// numbers (`N:line`, context `N-line`, groups apart by `--`), until the
+/// numbers (`N:line`, context `N-line`, groups apart by `--` when there is context), until the
 /// budget; past it, matches are counted, and a marker says where the first
 /// one not printed is.
 struct Grep<'a> {
@@ -434,7 +437,12 @@ impl<'a> Grep<'a> {
             let over = self.first_unprinted.is_some();
             if hit && !over {
                 let mut out = Vec::new();
-                if last_printed > 0 && before.front().map_or(n, |b| b.0) > last_printed + 1 {
+                // Groups apart, as grep marks them, only where there is context:
+                // bare matches are one per line, ready for `| sort | uniq -c`.
+                if ctx > 0
+                    && last_printed > 0
+                    && before.front().map_or(n, |b| b.0) > last_printed + 1
+                {
                     out.extend_from_slice(b"--\n");
                 }
                 for (k, l) in &before {

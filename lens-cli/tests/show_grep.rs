@@ -64,3 +64,45 @@ fn grep_v_prints_the_lines_that_do_not_match() {
     assert_eq!(bare.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&bare.stderr).lines().count(), 1);
 }
+
+/// grep's `-i` (in the helper runs an agent typed `--grep -i token` and got an
+/// error), and bare matches one per line with no `--` between them: an agent
+/// piped `lens show H --grep … | grep -v size_t`, and got a page of `--`.
+#[test]
+fn grep_i_ignores_case_and_bare_matches_have_no_separators() {
+    let sb = Sandbox::new();
+    let script = "for i in $(seq 1 3000); do echo \"step $i ok\"; [ $i = 1500 ] && echo 'Migration TOKEN: 7f3a'; done; echo 'error: late'";
+    let out = sb.run(&["sh", "-c", script]);
+    let h = handle_in(&out.stdout).unwrap();
+    for args in [
+        vec!["show", &h, "--grep", "-i", "token"],
+        vec!["show", &h, "-i", "--grep", "token"],
+        vec!["show", &h, "--grep", "token", "--ignore-case"],
+        vec!["show", &h, "--grep", "-E", "-i", "token"],
+    ] {
+        let g = sb.run(&args);
+        assert_eq!(g.status.code(), Some(0), "{args:?}: {g:?}");
+        assert!(
+            String::from_utf8_lossy(&g.stdout).starts_with("stdout:1501:Migration TOKEN: 7f3a\n"),
+            "{args:?}: {g:?}"
+        );
+    }
+    // Case matters without -i.
+    assert_eq!(
+        sb.run(&["show", &h, "--grep", "token"]).status.code(),
+        Some(1)
+    );
+    // Two matches far apart: two lines, nothing between them.
+    let g = sb.run(&["show", &h, "--grep", "TOKEN|error"]);
+    assert_eq!(
+        String::from_utf8_lossy(&g.stdout),
+        "stdout:1501:Migration TOKEN: 7f3a\nstdout:3002:error: late\n[lens: 2 matching lines (2 in stdout, 0 in stderr)]\n"
+    );
+    // With context, groups are apart by `--`, as grep prints them.
+    let g = sb.run(&["show", &h, "--grep", "TOKEN|error", "-C", "1"]);
+    let text = String::from_utf8_lossy(&g.stdout);
+    assert!(
+        text.contains("stdout:1502-step 1501 ok\n--\nstdout:3001-step 3000 ok\n"),
+        "{text}"
+    );
+}
