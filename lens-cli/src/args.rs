@@ -90,6 +90,8 @@ pub struct ShowArgs {
     pub invert: bool,
     /// `--grep` matches letters in either case (`-i`).
     pub ignore_case: bool,
+    /// `--grep` numbers each line (`-n`).
+    pub line_number: bool,
     /// Print at most this many bytes of raw lines, cut by whole lines, ending
     /// with a marker naming the lines left (see [`crate::show::page`]).
     pub max_bytes: Option<usize>,
@@ -341,7 +343,7 @@ fn parse_budget(v: &str) -> Result<usize, String> {
 pub const SHOW_HELP: &str = "\
 usage: lens show <handle> [--lines A-B] [--stream stdout|stderr] [--level N] [--budget SIZE]
        lens show <handle> [--lines A-B] [--stream S] --max-bytes SIZE
-       lens show <handle> --grep REGEX [-v] [-i] [--context N] [--stream S] [--budget SIZE]
+       lens show <handle> --grep REGEX [-n] [-v] [-i] [--context N] [--stream S] [--budget SIZE]
 
 Prints a stored run, raw unless --level says otherwise. The handle and the line
 numbers are the ones a [lens: elided ...] marker names.
@@ -352,7 +354,9 @@ numbers are the ones a [lens: elided ...] marker names.
   -b, --budget SIZE  budget for levels below 3 and for --grep; k and m suffixes
   --max-bytes SIZE   at most SIZE of raw lines, cut by whole lines, then a marker
                      naming the lines left
-  --grep REGEX       only the raw lines matching REGEX, numbered
+  --grep REGEX       only the raw lines matching REGEX, as grep prints them; the
+                     count on stderr
+  -n, --line-number  with --grep, each line's number first (N:), as lens show --lines takes it
   -v, --invert-match with --grep, the raw lines NOT matching REGEX
   -i, --ignore-case  with --grep, letters match in either case
   -E, --extended-regexp  accepted: REGEX is an extended regular expression already
@@ -365,6 +369,7 @@ fn grep_flag(a: &str) -> Option<char> {
         "-v" | "--invert-match" => Some('v'),
         "-i" | "--ignore-case" => Some('i'),
         "-E" | "--extended-regexp" => Some('E'),
+        "-n" | "--line-number" => Some('n'),
         _ => None,
     }
 }
@@ -382,6 +387,7 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
         context: 0,
         invert: false,
         ignore_case: false,
+        line_number: false,
         max_bytes: None,
     };
     while let Some(a) = it.next() {
@@ -405,6 +411,7 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
                     match f {
                         'v' => show.invert = true,
                         'i' => show.ignore_case = true,
+                        'n' => show.line_number = true,
                         _ => {}
                     }
                     v = it.next().ok_or_else(|| {
@@ -415,6 +422,7 @@ fn parse_show(args: Vec<String>) -> Result<Invocation, String> {
             }
             "-v" | "--invert-match" => show.invert = true,
             "-i" | "--ignore-case" => show.ignore_case = true,
+            "-n" | "--line-number" => show.line_number = true,
             // The patterns are extended regular expressions already.
             "-E" | "--extended-regexp" => {}
             "--max-bytes" => show.max_bytes = Some(parse_budget(&val()?)?),
@@ -818,7 +826,7 @@ mod tests {
                 "{e}"
             );
         }
-        assert_eq!(flags_in(SHOW_HELP).len(), 18);
+        assert_eq!(flags_in(SHOW_HELP).len(), 20);
     }
 
     #[test]

@@ -85,13 +85,18 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
             Some(st) => vec![st],
             None => vec![Stream::Stdout, Stream::Stderr],
         };
-        let mut g = Grep::new(
-            &re,
-            s.context,
-            s.budget.unwrap_or(DEFAULT_BUDGET),
-            s.stream.is_none(),
-        );
+        // Each line says its stream only where both streams have lines, as
+        // grep names the file only when it searches several.
+        let has_lines = |st: Stream| {
+            open(st)
+                .ok()
+                .and_then(|f| f.metadata().ok())
+                .is_some_and(|m| m.len() > 0)
+        };
+        let named = streams.len() > 1 && streams.iter().all(|&st| has_lines(st));
+        let mut g = Grep::new(&re, s.context, s.budget.unwrap_or(DEFAULT_BUDGET), named);
         g.invert = s.invert;
+        g.number = s.line_number;
         for st in streams {
             match open(st) {
                 Ok(f) => g.stream(f, st),
@@ -101,8 +106,11 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
                 }
             }
         }
+        // The count and the budget's marker go to stderr, as grep's own
+        // messages do: what `| sort | uniq -c` or `| wc -l` reads is the
+        // matching lines alone (an agent's shell shows both).
         let handle = &s.handle;
-        capture::print_to(Stream::Stdout, g.summary(handle, pattern).as_bytes());
+        capture::print_to(Stream::Stderr, g.summary(handle, pattern).as_bytes());
         return i32::from(g.matches == 0);
     }
     if let Some((a, b)) = s.lines {
@@ -361,8 +369,8 @@ pub(crate) fn page(
     Ok(Page { text, shown })
 }
 
-/// `--grep`: the matching raw lines of the stored streams with their line
-/// numbers (`N:line`, context `N-line`, groups apart by `--` when there is context), until the
+/// `--grep`: the matching raw lines of the stored streams, as grep prints them
+/// (`-n`: `N:line`, context `N-line`; groups apart by `--` when there is context), until the
 /// budget; past it, matches are counted, and a marker says where the first
 /// one not printed is.
 struct Grep<'a> {
@@ -373,6 +381,8 @@ struct Grep<'a> {
     named: bool,
     /// Lines that do not match are the hits (`-v`).
     invert: bool,
+    /// Each line starts with its number, `N:` (context `N-`), as `grep -n`.
+    number: bool,
     printed: usize,
     /// Matching lines, printed or not.
     matches: u64,
@@ -391,6 +401,7 @@ impl<'a> Grep<'a> {
             budget,
             named,
             invert: false,
+            number: false,
             printed: 0,
             matches: 0,
             per: Vec::new(),
@@ -487,9 +498,11 @@ impl<'a> Grep<'a> {
         let mut v = Vec::with_capacity(text.len() + 16);
         if self.named {
             v.extend_from_slice(st.name().as_bytes());
-            v.push(b':');
+            v.push(if self.number { b':' } else { sep as u8 });
         }
-        v.extend_from_slice(format!("{n}{sep}").as_bytes());
+        if self.number {
+            v.extend_from_slice(format!("{n}{sep}").as_bytes());
+        }
         v.extend_from_slice(text);
         v.push(b'\n');
         v
@@ -650,6 +663,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("lens-grep-{}-{pattern}", std::process::id()));
         std::fs::write(&dir, text).unwrap();
         let mut g = Grep::new(re, context, budget, false);
+        // Numbered, as `-n` prints: the budget below counts `N:line N` lines.
+        g.number = true;
         g.stream(std::fs::File::open(&dir).unwrap(), Stream::Stdout);
         std::fs::remove_file(&dir).unwrap();
         g
