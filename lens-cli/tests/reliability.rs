@@ -185,10 +185,31 @@ fn memory_stays_bounded_past_the_limit_and_the_store_is_byte_identical() {
 /// then sends `signal` to Lens alone.
 fn signalled(sb: &Sandbox, script: &str, signal: &str) -> (std::process::Output, Duration) {
     let ready = sb.root.join("ready");
-    let child = sb
-        .lens()
-        .env("READY", &ready)
-        .args(["sh", "-c", script])
+    // A signal ignored by whoever started the tests stays ignored across exec
+    // (a job started in the background of a shell ignores SIGINT and SIGQUIT),
+    // and Lens rightly leaves an ignored signal alone. python3 puts the
+    // signals sent here back to their defaults, then becomes this `lens`.
+    let lens = sb.lens();
+    let mut cmd = Command::new("python3");
+    cmd.args([
+        "-c",
+        "import os, signal, sys\n\
+         for s in (1, 2, 3, 15): signal.signal(s, signal.SIG_DFL)\n\
+         os.execv(sys.argv[1], sys.argv[1:])",
+    ])
+    .arg(lens.get_program())
+    .args(["sh", "-c", script])
+    .env("READY", &ready)
+    .stdin(Stdio::null());
+    for (k, v) in lens.get_envs() {
+        if let Some(v) = v {
+            cmd.env(k, v);
+        }
+    }
+    if let Some(d) = lens.get_current_dir() {
+        cmd.current_dir(d);
+    }
+    let child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
