@@ -69,8 +69,26 @@ fn the_cli_gets_an_empty_environment_and_is_ended_with_its_children_at_the_limit
 
     // The child the stand-in started went with it (gone, or a zombie nobody
     // has reaped yet).
+    // SIGKILL is sent to the group when the run ends; the kernel may take a
+    // moment to finish the child off, so its state is read until it is gone
+    // (a loaded machine once showed it still running right after the kill).
     let pid = std::fs::read_to_string(project.join("child.pid")).unwrap();
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    let read_stat =
+        || std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    let gone = |stat: &str| {
+        matches!(
+            stat.rsplit_once(") ").map(|(_, rest)| &rest[..1]),
+            None | Some("Z") | Some("X")
+        )
+    };
+    let mut stat = read_stat();
+    for _ in 0..250 {
+        if gone(&stat) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        stat = read_stat();
+    }
     let state = stat.rsplit_once(") ").map(|(_, rest)| &rest[..1]);
     assert!(
         matches!(state, None | Some("Z") | Some("X")),
