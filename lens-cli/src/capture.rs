@@ -348,17 +348,22 @@ impl Capture {
             sampler.push(chunk);
             sampler.newlines() - before
         });
-        if let Some(i) = head.iter().rposition(|&b| b == b'\n') {
-            self.stored_nl_end = self.stored + i as u64 + 1;
-        }
-        self.stored += head.len() as u64;
-        self.stored_newlines += match sampled {
+        let newlines = match sampled {
             Some(newlines) => self.counted(chunk, newlines),
             None => {
                 self.count(chunk);
                 count_newlines(head)
             }
         };
+        // Searched from the end only when there is a newline to find: a byte
+        // at a time, it cost a gigabyte-long line a second.
+        if newlines > 0 {
+            if let Some(i) = head.iter().rposition(|&b| b == b'\n') {
+                self.stored_nl_end = self.stored + i as u64 + 1;
+            }
+        }
+        self.stored += head.len() as u64;
+        self.stored_newlines += newlines;
         if !after.is_empty() {
             self.pass_through(after, shared);
         }
@@ -456,9 +461,9 @@ pub fn read_into(
     shared: Arc<Shared>,
     done: impl FnOnce(Stream),
 ) {
-    // A quarter of the pipe at a time: large enough for few system calls, small
-    // enough that the sampler reads it while it is still in the cache.
-    let mut buf = vec![0u8; 256 << 10];
+    // The whole pipe at a time (see platform::enlarge_pipe): the child's writes
+    // and these reads cycle through memory that stays in the core's cache.
+    let mut buf = vec![0u8; platform::PIPE_BYTES];
     let stream = lock(&cap).stream;
     let mut drained = 0u64;
     loop {
