@@ -206,12 +206,21 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
         return 0;
     }
     let mut budget = s.budget.unwrap_or(DEFAULT_BUDGET);
+    let mut ignored = Vec::new();
     if s.budget.is_none() {
-        let mut ignored = Vec::new();
         if let Some(c) = load_config(&mut ignored) {
             budget = c.settings(&stored.meta.argv).budget.unwrap_or(budget);
         }
     }
+    // The filter the run would be given now, picked as the run picks it (from
+    // the directory it ran in): a level of a filtered command is the filtered
+    // view at that level, not the built-in one. What the run said of a file it
+    // could not use is not said again here.
+    let filter = crate::filters::pick(
+        &stored.meta.argv,
+        std::path::Path::new(&stored.meta.cwd),
+        &mut ignored,
+    );
     let mut read = Vec::new();
     for st in [Stream::Stdout, Stream::Stderr] {
         match open(st).and_then(|f| Reread::of(f, st)) {
@@ -224,6 +233,7 @@ fn show_stored(s: &ShowArgs, stored: &store::Stored) -> i32 {
     }
     let opts = Options {
         budget,
+        filter,
         ..Options::new(s.level, Handle::parse(&s.handle))
     };
     let (v_out, v_err, _) = lens_core::view_parts(

@@ -133,6 +133,34 @@ fn a_users_own_filter_applies_without_trust() {
 }
 
 #[test]
+fn a_level_of_a_filtered_run_is_the_filtered_view_at_that_level() {
+    let sb = Sandbox::new();
+    let p = project(&sb);
+    std::fs::remove_file(p.join(".lens/filters.toml")).unwrap();
+    write(&sb.root.join("filters.toml"), FILTER.as_bytes());
+    let out = run_in(&sb, &p, &["./acme-build"]);
+    let view = text(&out.stdout);
+    assert!(view.starts_with(FILTERED), "{view}");
+    let h = common::handle_in(&out.stdout).expect("a handle");
+    // Level 2 is the view the run printed, and level 1 still hides what the
+    // filter hides (before, `--level` ignored the filter and printed the
+    // built-in view of the 300 debug lines).
+    for level in ["2", "1"] {
+        let shown = run_in(&sb, &p, &["show", &h, "--level", level]);
+        assert_eq!(shown.status.code(), Some(0), "{shown:?}");
+        let s = text(&shown.stdout);
+        assert!(
+            s.contains(FILTERED) && s.contains("ERR boom"),
+            "level {level}: {s}"
+        );
+        assert!(!s.contains("DEBUG step"), "level {level}: {s}");
+        if level == "2" {
+            assert_eq!(s, view);
+        }
+    }
+}
+
+#[test]
 fn verify_reports_each_test_and_fails_naming_the_view() {
     let sb = Sandbox::new();
     let good = sb.root.join("good.toml");
