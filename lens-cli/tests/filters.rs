@@ -121,13 +121,20 @@ fn trust_outside_a_project_or_of_a_broken_file_is_refused() {
     assert!(!sb.root.join("trusted-filters").exists());
 }
 
+/// The project without a filter file of its own, the example filter as the
+/// user's, and `acme-build` run there once.
+fn run_under_users_filter(sb: &Sandbox) -> (PathBuf, Output) {
+    let p = project(sb);
+    std::fs::remove_file(p.join(".lens/filters.toml")).unwrap();
+    write(&sb.root.join("filters.toml"), FILTER.as_bytes());
+    let out = run_in(sb, &p, &["./acme-build"]);
+    (p, out)
+}
+
 #[test]
 fn a_users_own_filter_applies_without_trust() {
     let sb = Sandbox::new();
-    let p = project(&sb);
-    std::fs::remove_file(p.join(".lens/filters.toml")).unwrap();
-    write(&sb.root.join("filters.toml"), FILTER.as_bytes());
-    let out = run_in(&sb, &p, &["./acme-build"]);
+    let (_, out) = run_under_users_filter(&sb);
     assert!(text(&out.stdout).starts_with(FILTERED), "{out:?}");
     assert_eq!(text(&out.stderr), "child says bye\n");
 }
@@ -135,10 +142,7 @@ fn a_users_own_filter_applies_without_trust() {
 #[test]
 fn a_level_of_a_filtered_run_is_the_filtered_view_at_that_level() {
     let sb = Sandbox::new();
-    let p = project(&sb);
-    std::fs::remove_file(p.join(".lens/filters.toml")).unwrap();
-    write(&sb.root.join("filters.toml"), FILTER.as_bytes());
-    let out = run_in(&sb, &p, &["./acme-build"]);
+    let (p, out) = run_under_users_filter(&sb);
     let view = text(&out.stdout);
     assert!(view.starts_with(FILTERED), "{view}");
     let h = common::handle_in(&out.stdout).expect("a handle");
