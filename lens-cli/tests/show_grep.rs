@@ -80,6 +80,28 @@ fn grep_output_is_ready_for_a_pipeline() {
     );
 }
 
+/// Runs each spelling of one `lens show` and checks it exits 0 printing
+/// `stdout`; gives back each run for what else a test checks.
+fn each_prints<'a>(
+    sb: &Sandbox,
+    spellings: &'a [Vec<&'a str>],
+    stdout: &str,
+) -> Vec<(&'a [&'a str], std::process::Output)> {
+    spellings
+        .iter()
+        .map(|args| {
+            let g = sb.run(args);
+            assert_eq!(g.status.code(), Some(0), "{args:?}: {g:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&g.stdout),
+                stdout,
+                "{args:?}: {g:?}"
+            );
+            (args.as_slice(), g)
+        })
+        .collect()
+}
+
 /// What an agent types to be sure a region of `ok` lines hides nothing else:
 /// grep's own `-v`, after `--grep` or as a flag of its own.
 #[test]
@@ -88,18 +110,12 @@ fn grep_v_prints_the_lines_that_do_not_match() {
     let script = "for i in $(seq 1 3000); do echo \"checked $i ok\"; done; echo 'reconciliation failed for 77'";
     let out = sb.run(&["sh", "-c", script]);
     let h = handle_in(&out.stdout).unwrap();
-    for args in [
+    let spellings = [
         vec!["show", &h, "--grep", "-v", " ok$"],
         vec!["show", &h, "--grep", " ok$", "-v"],
         vec!["show", &h, "--invert-match", "--grep", " ok$"],
-    ] {
-        let g = sb.run(&args);
-        assert_eq!(g.status.code(), Some(0), "{args:?}");
-        assert_eq!(
-            String::from_utf8_lossy(&g.stdout),
-            "reconciliation failed for 77\n",
-            "{args:?}"
-        );
+    ];
+    for (args, g) in each_prints(&sb, &spellings, "reconciliation failed for 77\n") {
         assert_eq!(
             String::from_utf8_lossy(&g.stderr),
             "[lens: 1 non-matching line (1 in stdout, 0 in stderr)]\n",
@@ -122,20 +138,13 @@ fn grep_i_ignores_case_and_bare_matches_have_no_separators() {
     let script = "for i in $(seq 1 3000); do echo \"step $i ok\"; [ $i = 1500 ] && echo 'Migration TOKEN: 7f3a'; done; echo 'error: late'";
     let out = sb.run(&["sh", "-c", script]);
     let h = handle_in(&out.stdout).unwrap();
-    for args in [
+    let spellings = [
         vec!["show", &h, "--grep", "-i", "token"],
         vec!["show", &h, "-i", "--grep", "token"],
         vec!["show", &h, "--grep", "token", "--ignore-case"],
         vec!["show", &h, "--grep", "-E", "-i", "token"],
-    ] {
-        let g = sb.run(&args);
-        assert_eq!(g.status.code(), Some(0), "{args:?}: {g:?}");
-        assert_eq!(
-            String::from_utf8_lossy(&g.stdout),
-            "Migration TOKEN: 7f3a\n",
-            "{args:?}: {g:?}"
-        );
-    }
+    ];
+    each_prints(&sb, &spellings, "Migration TOKEN: 7f3a\n");
     // Case matters without -i.
     assert_eq!(
         sb.run(&["show", &h, "--grep", "token"]).status.code(),
