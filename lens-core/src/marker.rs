@@ -52,6 +52,9 @@ pub struct Marker {
     pub like: Option<Like>,
     /// Errors and warnings among the region's lines, when the marker says.
     pub trouble: Option<(u32, u32)>,
+    /// Every error and warning counted in `trouble` stands in a digest the view
+    /// prints (a report of a cause it shows, a folded line): `…, each in a digest`.
+    pub digested: bool,
 }
 
 /// The shape a region's non-blank lines share: `all like "…"` when every one
@@ -103,6 +106,9 @@ impl Marker {
         if let Some((errors, warnings)) = self.trouble {
             s.push_str("; ");
             s.push_str(&trouble_words(errors, warnings));
+            if self.digested {
+                s.push_str(", each in a digest");
+            }
         }
         s.push_str(") handle=");
         s.push_str(&self.handle);
@@ -154,6 +160,7 @@ impl Marker {
                 None => None,
                 Some(t) => Some(parse_trouble(t)?),
             },
+            digested: c.name("digested").is_some(),
         };
         (m.first >= 1 && m.last >= m.first && count == m.lines()).then_some(m)
     }
@@ -425,7 +432,7 @@ static MARKER: LazyLock<Regex> = LazyLock::new(|| {
             r"^\[lens: elided (stdout|stderr) (\d+)-(\d+) \((\d+) lines?",
             r"(?:: ([a-z]+(?: \d+)?(?:, [a-z]+ \d+)*))?",
             r#"(?:; (?P<likeq>all|most) like "(?P<like>[^"]*)")?"#,
-            r"(?:; (?P<trouble>no error or warning|\d+ errors?(?:, \d+ warnings?)?|\d+ warnings?))?",
+            r"(?:; (?P<trouble>no error or warning|\d+ errors?(?:, \d+ warnings?)?|\d+ warnings?)(?P<digested>, each in a digest)?)?",
             r"\) handle=(?P<handle>[0-9a-f]{8})(?: digest=(?P<digest>\d+))?(?: unlisted=(?P<unlisted>\d+))?\]$",
         ),
     )
@@ -448,6 +455,7 @@ mod tests {
             unlisted: 0,
             like: None,
             trouble: None,
+            digested: false,
         };
         let line = m.render();
         assert_eq!(
@@ -469,6 +477,7 @@ mod tests {
             unlisted: 0,
             like: None,
             trouble: None,
+            digested: false,
         };
         assert_eq!(
             m.render(),
@@ -489,6 +498,7 @@ mod tests {
             unlisted: 0,
             like: None,
             trouble: None,
+            digested: false,
         };
         let line = m.render();
         assert_eq!(
@@ -544,6 +554,7 @@ mod tests {
                 shape: "checked ACC-… balance … ok".into(),
             }),
             trouble: Some((0, 0)),
+            digested: false,
         };
         let line = m.render();
         assert_eq!(
@@ -554,6 +565,7 @@ mod tests {
         for t in [(3, 0), (0, 1), (1, 2)] {
             let m = Marker {
                 trouble: Some(t),
+                digested: false,
                 like: None,
                 ..m.clone()
             };
@@ -566,11 +578,27 @@ mod tests {
                 shape: "row …".into(),
             }),
             trouble: Some((3, 0)),
+            digested: false,
             ..m.clone()
         };
         let line = most.render();
         assert!(line.contains("; most like \"row …\"; 3 errors)"), "{line}");
         assert_eq!(Marker::parse(&line), Some(most));
+        // Errors that each stand in a digest the view prints.
+        let digested = Marker {
+            reasons: vec![("grouped".into(), 4900), ("folded".into(), 65)],
+            like: None,
+            trouble: Some((75, 2)),
+            digested: true,
+            digest: 2,
+            ..m.clone()
+        };
+        let line = digested.render();
+        assert!(
+            line.contains("(4965 lines: grouped 4900, folded 65; 75 errors, 2 warnings, each in a digest) handle=1a2b3c4d digest=2]"),
+            "{line}"
+        );
+        assert_eq!(Marker::parse(&line), Some(digested));
     }
 
     #[test]

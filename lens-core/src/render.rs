@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::digest::{Body, Detail};
+use crate::digest::{Body, Detail, Digest};
 use crate::doc::{Class, Doc, Fate, Line, Reason, Severity, Stream};
 use crate::marker::{tally_weighted, Marker, PREFIX};
 use crate::stages::classify;
@@ -41,6 +41,8 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
         next.saturating_sub(prev + 1)
     };
     let mut out = String::with_capacity(1024);
+    // Regions of the digests printed so far that left names out (`unlisted`).
+    let mut cut: Vec<std::ops::Range<usize>> = Vec::new();
     let mut i = 0;
     while i <= lines.len() {
         if i < lines.len() && lines[i].shown() && gap_before(i) == 0 {
@@ -81,6 +83,8 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
         }
         let mut digest = Vec::new();
         let mut unlisted = 0;
+        // The digests printed after this marker, for `digested`.
+        let mut printed: Vec<&Digest> = Vec::new();
         while let Some(d) = digests.peek() {
             if d.start >= base + i {
                 break;
@@ -92,6 +96,10 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
                             d.lines_within(doc, detail, d.room.unwrap_or(usize::MAX));
                         digest.extend(lines);
                         unlisted += left_out;
+                        printed.push(d);
+                        if left_out > 0 {
+                            cut.push(d.start..d.end);
+                        }
                     }
                     // A redraw's last drawing stands for its line at every level.
                     (None, Body::Redrawn(t)) => digest.push(t.clone()),
@@ -103,6 +111,21 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
         // A region left out by the budget or the level says what it held; a
         // gap's lines were not read, so a region with one says nothing.
         let described = !gaps && described(&lines[start..i]);
+        let run = &lines[start..i];
+        let digested = (!described && !gaps && unlisted == 0 && detail.is_some())
+            .then(|| {
+                digested(
+                    doc,
+                    run,
+                    base + start,
+                    &heads,
+                    &printed,
+                    &cut,
+                    &out,
+                    &digest,
+                )
+            })
+            .flatten();
         let m = Marker {
             stream,
             first,
@@ -112,7 +135,12 @@ pub fn stream(doc: &Doc, stream: Stream, handle: &str, detail: Option<Detail>) -
             digest: digest.len(),
             unlisted,
             like: described.then(|| like(&lines[start..i])).flatten(),
-            trouble: described.then(|| trouble(&lines[start..i], base + start, &heads)),
+            trouble: if described {
+                Some(trouble(run, base + start, &heads))
+            } else {
+                digested
+            },
+            digested: digested.is_some(),
         };
         out.push_str(&m.render());
         out.push('\n');
@@ -220,21 +248,80 @@ pub fn masked(text: &str) -> String {
 fn trouble(run: &[Line], at: usize, heads: &HashMap<usize, Severity>) -> (u32, u32) {
     let (mut errors, mut warnings) = (0, 0);
     for (k, l) in run.iter().enumerate() {
-        let class = match (l.class, heads.get(&(at + k))) {
-            (Class::Error | Class::Warning, _) => Some(l.class),
-            (_, Some(Severity::Error)) => Some(Class::Error),
-            (_, Some(Severity::Warning)) => Some(Class::Warning),
-            // A plain or source line's class is already the lexicon's answer.
-            (Class::Summary | Class::Progress, None) => classify::trouble(&l.text),
-            (_, None) => None,
-        };
-        match class {
+        match trouble_class(l, heads.get(&(at + k))) {
             Some(Class::Error) => errors += 1,
             Some(Class::Warning) => warnings += 1,
             _ => {}
         }
     }
     (errors, warnings)
+}
+
+/// `Error` or `Warning` when a line is one, by its class, a finder's report
+/// (`head`: the severity of the finding whose message line it is) or the lexicon.
+fn trouble_class(l: &Line, head: Option<&Severity>) -> Option<Class> {
+    match (l.class, head) {
+        (Class::Error | Class::Warning, _) => Some(l.class),
+        (_, Some(Severity::Error)) => Some(Class::Error),
+        (_, Some(Severity::Warning)) => Some(Class::Warning),
+        // A plain or source line's class is already the lexicon's answer.
+        (Class::Summary | Class::Progress, None) => classify::trouble(&l.text),
+        (_, None) => None,
+    }
+}
+
+/// The errors and warnings of a run of dropped lines, when every one of them
+/// stands in a digest the view prints: a report of a cause whose first report
+/// a digest prints verbatim (above the marker, in `above`, or after it, in
+/// `after`) with every place it was reported (no digest in `cut`, those that
+/// left names out, holds it), or a folded line, which the fold's digest after
+/// this marker prints once per number. `None` when the run holds none, or one
+/// that no printed digest stands for: then the marker says nothing of them.
+#[allow(clippy::too_many_arguments)]
+fn digested(
+    doc: &Doc,
+    run: &[Line],
+    at: usize,
+    heads: &HashMap<usize, Severity>,
+    printed: &[&Digest],
+    cut: &[std::ops::Range<usize>],
+    above: &str,
+    after: &[String],
+) -> Option<(u32, u32)> {
+    let shown = |i: usize| {
+        let text: &str = &doc.lines[i].text;
+        !cut.iter().any(|r| r.contains(&i))
+            && (above.lines().any(|l| l == text) || after.iter().any(|l| l == text))
+    };
+    let (mut errors, mut warnings) = (0, 0);
+    for (k, l) in run.iter().enumerate() {
+        let i = at + k;
+        let class = trouble_class(l, heads.get(&i));
+        if class.is_none() {
+            continue;
+        }
+        let stands = match l.fate {
+            Fate::Drop(Reason::Folded) => printed
+                .iter()
+                .any(|d| matches!(d.body, Body::Lines(_)) && (d.start..d.end).contains(&i)),
+            Fate::Drop(Reason::Grouped) => doc.digests.iter().any(|d| {
+                matches!(d.body, Body::Findings(_))
+                    && (d.start..d.end).contains(&i)
+                    && !d.needs.is_empty()
+                    && d.needs.iter().all(|&n| shown(n))
+                    && doc.findings.iter().any(|f| (f.start..f.end).contains(&i))
+            }),
+            _ => false,
+        };
+        if !stands {
+            return None;
+        }
+        match class {
+            Some(Class::Error) => errors += 1,
+            _ => warnings += 1,
+        }
+    }
+    (errors + warnings > 0).then_some((errors, warnings))
 }
 
 /// The count line level 0 leads with.
@@ -318,6 +405,83 @@ mod tests {
             v0,
             "keep\n[lens: elided stdout 2-3 (2 lines: grouped) handle=0000abcd]\n"
         );
+    }
+
+    /// `make -k` of tasks/cascading-errors, annotated at level 2.
+    fn make_k(argv: &[String]) -> Doc<'_> {
+        let raw = include_str!("../tests/fixtures/make-k-cascade.stdout");
+        let mut doc = Doc::new(argv, raw, "", 2);
+        let opts = crate::Options::new(crate::Level::Two, crate::Handle::parse("0a1b2c3d"));
+        crate::annotate(&mut doc, &opts);
+        doc
+    }
+
+    /// The markers of `view` with their region's raw errors (`: error: ` and
+    /// make's `*** … Error 1`).
+    fn markers(view: &str, doc: &Doc) -> Vec<(Marker, u32)> {
+        view.lines()
+            .filter_map(Marker::parse)
+            .map(|m| {
+                let errors = doc.lines[m.first as usize - 1..m.last as usize]
+                    .iter()
+                    .filter(|l| l.text.contains(": error: ") || l.text.contains("] Error "))
+                    .count() as u32;
+                (m, errors)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reports_of_a_cause_a_digest_shows_are_said_to_be_in_a_digest() {
+        // An agent read `grouped 285, folded 30` over fifteen files' errors
+        // and fetched them all to learn whether any was not the one shown.
+        let argv: Vec<String> = ["make", "-k"].map(String::from).to_vec();
+        let doc = make_k(&argv);
+        let v = stream(&doc, Stream::Stdout, "0a1b2c3d", Some(Detail::Full)).unwrap();
+        let ms = markers(&v, &doc);
+        assert!(ms.len() >= 2, "{v}");
+        for (m, errors) in &ms {
+            assert!(*errors > 0, "{v}");
+            assert!(m.digested, "{v}");
+            assert_eq!(m.trouble, Some((*errors, 0)), "{v}");
+        }
+        assert!(
+            v.contains("(315 lines: grouped 285, folded 30; 75 errors, each in a digest)"),
+            "{v}"
+        );
+        // Without digests (level 0) nothing stands for the errors: no claim.
+        let v0 = stream(&doc, Stream::Stdout, "0a1b2c3d", None).unwrap();
+        assert!(!v0.contains("each in a digest"), "{v0}");
+    }
+
+    #[test]
+    fn one_error_no_digest_stands_for_takes_the_claim_away() {
+        let argv: Vec<String> = ["make", "-k"].map(String::from).to_vec();
+        let mut doc = make_k(&argv);
+        // A report in the last region, left out for a reason no digest stands for.
+        let i = (0..doc.lines.len())
+            .rev()
+            .find(|&i| {
+                doc.lines[i].fate == Fate::Drop(Reason::Grouped)
+                    && doc.lines[i].text.contains(": error: ")
+            })
+            .unwrap();
+        doc.lines[i].fate = Fate::Drop(Reason::Repeat);
+        let v = stream(&doc, Stream::Stdout, "0a1b2c3d", Some(Detail::Full)).unwrap();
+        let (m, _) = markers(&v, &doc)
+            .into_iter()
+            .find(|(m, _)| (m.first..=m.last).contains(&doc.lines[i].no))
+            .unwrap();
+        assert!(!m.digested && m.trouble.is_none(), "{v}");
+        // A cause whose first report no digest prints: the same.
+        let mut doc = make_k(&argv);
+        for d in &mut doc.digests {
+            if let Body::Findings(gs) = &mut d.body {
+                gs.clear();
+            }
+        }
+        let v = stream(&doc, Stream::Stdout, "0a1b2c3d", Some(Detail::Full)).unwrap();
+        assert!(!v.contains("each in a digest"), "{v}");
     }
 
     /// A view of `text` with lines `drop` left out by the budget.

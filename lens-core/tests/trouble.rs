@@ -231,11 +231,173 @@ fn check(
         // compile line is not an error), so the count is not inflated either.
         prop_assert_eq!(errors + warnings, any, "{}", line);
         prop_assert!(errors >= e && warnings + errors >= e + w, "{}", line);
+        if m.digested {
+            in_a_digest(&doc, stream, put, &m, shown)?;
+        }
         if let Some(like) = &m.like {
             prop_assert!(like.shape.chars().any(char::is_alphanumeric), "{}", line);
         }
     }
     Ok(())
+}
+
+/// The values one brace word stands for: `a{1..3}b`, `a{x,y}b`, `a{N}b` with
+/// `n` the `(N = 01..15)` of its line; a word without braces stands for itself.
+fn expand(word: &str, n: Option<(&str, &str)>) -> Vec<String> {
+    let (Some(open), Some(close)) = (word.find('{'), word.find('}')) else {
+        return vec![word.to_string()];
+    };
+    let (pre, inner, post) = (&word[..open], &word[open + 1..close], &word[close + 1..]);
+    let range = match (inner, n) {
+        ("N", Some(r)) => Some(r),
+        _ => inner.split_once(".."),
+    };
+    let alts: Vec<String> = match range {
+        Some((a, b)) => match (a.parse::<u32>(), b.parse::<u32>()) {
+            (Ok(x), Ok(y)) => (x..=y).map(|k| format!("{k:0w$}", w = a.len())).collect(),
+            _ => return vec![word.to_string()],
+        },
+        None => inner.split(',').map(String::from).collect(),
+    };
+    alts.iter()
+        .flat_map(|a| expand(&format!("{pre}{a}{post}"), n))
+        .collect()
+}
+
+static RANGE: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"\{(?:\d+\.\.\d+|N)\}").unwrap());
+
+static QUOTED: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r#"‘[^’]*’|`[^`]*`|'[^']*'|"[^"]*""#).unwrap());
+
+/// What a view's lines stand for: each line, each line with one range once
+/// per value (`{N}` … `(N = 01..15)` too), and each word of every line so
+/// expanded (the places a `same … at:` line lists).
+fn stands_for(view: &str) -> (HashSet<String>, HashSet<String>) {
+    let (mut lines, mut words) = (HashSet::new(), HashSet::new());
+    for line in view.lines() {
+        let (body, n) = match line.rsplit_once("  (N = ") {
+            Some((body, r)) => (body, r.trim_end_matches(')').split_once("..")),
+            None => (line, None),
+        };
+        lines.insert(line.to_string());
+        // One range in the line (a fold's): the line once per value.
+        let ranges: Vec<regex::Match> = RANGE.find_iter(body).collect();
+        if let [r] = ranges[..] {
+            let (a, b) = match (r.as_str(), n) {
+                ("{N}", Some(n)) => n,
+                (w, _) => w[1..w.len() - 1].split_once("..").unwrap_or(("", "")),
+            };
+            if let (Ok(x), Ok(y)) = (a.parse::<u32>(), b.parse::<u32>()) {
+                for k in x..=y {
+                    let v = format!("{k:0w$}", w = a.len());
+                    lines.insert(body.replace(r.as_str(), &v));
+                }
+            }
+        }
+        for w in body.split([' ', ',', '(', ')']) {
+            words.extend(expand(w, n));
+        }
+    }
+    (lines, words)
+}
+
+/// A marker that says its region's errors are each in a digest: every error
+/// or warning line of the region is a line the view prints or stands for, or a
+/// report whose place the view lists and whose message it prints.
+fn in_a_digest(
+    doc: &Doc,
+    stream: Stream,
+    put: &[(u32, bool)],
+    m: &Marker,
+    view: &str,
+) -> Result<(), TestCaseError> {
+    let (lines, words) = stands_for(view);
+    let put_at: HashSet<u32> = put.iter().map(|p| p.0).collect();
+    for i in doc.range(stream) {
+        let l = &doc.lines[i];
+        let report = doc.findings.iter().find(|f| f.head == i);
+        let trouble = put_at.contains(&l.no)
+            || matches!(l.class, Class::Error | Class::Warning)
+            || report.is_some();
+        if !(m.first <= l.no && l.no <= m.last && trouble) || lines.contains(l.text.as_ref()) {
+            continue;
+        }
+        let listed = report.is_some_and(|f| {
+            let place = f.location.as_str();
+            let no_col = place.rsplit_once(':').map_or(place, |(p, _)| p);
+            // The message printed (a cause's first report), or its values on
+            // the line that lists the place (`error ×3: a.c:4:3 ‘x’, …`).
+            let values: Vec<&str> = QUOTED.find_iter(&f.message).map(|q| q.as_str()).collect();
+            (words.contains(place) || words.contains(no_col))
+                && (view.contains(f.message.as_str())
+                    || view.lines().any(|v| {
+                        v.contains(place)
+                            && !values.is_empty()
+                            && values.iter().all(|q| v.contains(q))
+                    }))
+        });
+        prop_assert!(
+            listed,
+            "{} says each error is in a digest, but line {} is in none: {}\n{view}",
+            m.render(),
+            l.no,
+            l.text
+        );
+    }
+    Ok(())
+}
+
+/// `make -k` over `files` files, each reporting every cause in `causes` (an
+/// index into `CAUSES`) with its excerpt, then make's line; `odd` puts an
+/// error of its own (`ERRORS`, or a report of a value no other file has)
+/// before file `at`'s make line.
+fn cascade(files: usize, causes: &[usize], odd: &[(usize, usize)]) -> (String, Vec<(u32, bool)>) {
+    const CAUSES: &[&str] = &[
+        "error: unknown type name ‘size_t’",
+        "error: implicit declaration of function ‘memcpy’",
+        "warning: unused variable ‘tmp’ [-Wunused-variable]",
+    ];
+    let mut lines: Vec<(String, Option<bool>)> = Vec::new();
+    for f in 0..files {
+        lines.push((
+            format!("cc -O1 -Wall -c src/m{f:02}.c -o build/m{f:02}.o"),
+            None,
+        ));
+        for (k, &c) in causes.iter().enumerate() {
+            let cause = CAUSES[c % CAUSES.len()];
+            lines.push((
+                format!("src/m{f:02}.c:{}:10: {cause}", 4 + k),
+                Some(!cause.starts_with("warning")),
+            ));
+            lines.push((format!("    {} |     size_t y = 0;", 4 + k), None));
+            lines.push(("      |          ^~~~~~".to_string(), None));
+        }
+        for &(form, at) in odd {
+            if at % files == f {
+                let line = if form % 2 == 0 {
+                    ERRORS[form % ERRORS.len()].replace("{n}", &(100 + f).to_string())
+                } else {
+                    format!(
+                        "src/m{f:02}.c:{}:3: error: ‘odd{form}’ undeclared",
+                        40 + form
+                    )
+                };
+                lines.push((line, Some(true)));
+            }
+        }
+        lines.push((
+            format!("make: *** [Makefile:9: build/m{f:02}.o] Error 1"),
+            Some(true),
+        ));
+    }
+    let put = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, e))| e.map(|e| (i as u32 + 1, e)))
+        .collect();
+    let text: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();
+    (text.join("\n") + "\n", put)
 }
 
 fn level() -> impl Strategy<Value = Level> {
@@ -278,4 +440,49 @@ fn every_form_in_every_shape_is_counted() {
                 .unwrap_or_else(|e| panic!("{} / {form} / {level:?}: {e}", sh.argv));
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A cascade's markers say its errors are each in a digest only where the
+    /// view stands for every one of them, odd errors among them or not.
+    #[test]
+    fn a_marker_says_each_error_is_in_a_digest_only_where_each_is(
+        files in 2usize..24,
+        causes in prop::collection::vec(0usize..3, 1..3),
+        odd in prop::collection::vec((0usize..40, 0usize..24), 0..4),
+        level in level(),
+        budget in 512usize..8192,
+        on_stderr in any::<bool>(),
+    ) {
+        let argv: Vec<String> = ["make", "-k"].map(String::from).to_vec();
+        let text = cascade(files, &causes, &odd);
+        let stream = if on_stderr { Stream::Stderr } else { Stream::Stdout };
+        check(&argv, &text, stream, level, budget)?;
+    }
+}
+
+/// The cascade of tasks/cascading-errors' shape, at the default budget: its
+/// markers say so, and the claim is checked line by line.
+#[test]
+fn a_cascade_s_markers_say_its_errors_are_each_in_a_digest() {
+    let argv: Vec<String> = ["make", "-k"].map(String::from).to_vec();
+    let text = cascade(16, &[0, 0], &[]);
+    check(&argv, &text, Stream::Stdout, Level::Two, 4096).unwrap();
+    let req = Request {
+        argv: &argv,
+        stdout: text.0.as_bytes(),
+        stderr: b"",
+        exit: 2,
+    };
+    let v = view(&req, &Options::new(Level::Two, Handle::parse(HANDLE)));
+    let shown = String::from_utf8(v.stdout.to_vec()).unwrap();
+    assert!(
+        shown
+            .lines()
+            .filter_map(Marker::parse)
+            .any(|m| m.digested && m.trouble.is_some_and(|(e, _)| e > 16)),
+        "{shown}"
+    );
 }
