@@ -9,7 +9,8 @@
 //! - *compact*: the same, but a hunk of more than [`SMALL`] changed lines is one
 //!   line, its `@@` numbers, its counts, the raw lines it spans and its first
 //!   changed line;
-//! - *short*: its line alone, the author by name only, with its counts;
+//! - *short*: its line alone, the author by name only (the address once, in an
+//!   `authors:` line before the commits), with its counts;
 //! - *grouped*: its hash in a line that stands for a run of commits, with how
 //!   many, their raw lines and their counts.
 //!
@@ -231,6 +232,15 @@ fn size(lines: &[String]) -> (usize, usize) {
     (lines.iter().map(|l| l.len() + 1).sum(), lines.len())
 }
 
+/// One way of laying a log out: its lines, the names it leaves out, each
+/// commit's form, and how many lines come before the first commit's.
+struct Layout {
+    out: Vec<String>,
+    unlisted: usize,
+    forms: Vec<Form>,
+    head: usize,
+}
+
 impl History {
     /// Every commit whole.
     pub fn lines(&self) -> Vec<String> {
@@ -239,7 +249,42 @@ impl History {
 
     /// The log in at most `room` bytes and `max_lines` lines, and how many names
     /// (commits shown only by hash, hunks not shown whole) it leaves out.
+    ///
+    /// Where commits name their authors without the address, one line after the
+    /// prefix gives each such author's address once (`authors: Ada Okafor
+    /// <ada@example.com>; …`), so every commit's author stays whole in the view;
+    /// the line is paid for from the room, and left out when it would take more
+    /// than a quarter of it.
     pub fn lines_within(&self, room: usize, max_lines: usize) -> (Vec<String>, usize) {
+        let plain = self.layout(room, max_lines);
+        let Some(legend) = self.legend(&plain.forms) else {
+            return (plain.out, plain.unlisted);
+        };
+        let cost = legend.len() + 1;
+        if cost > room / 4 || max_lines < 2 {
+            return (plain.out, plain.unlisted);
+        }
+        let mut laid = self.layout(room - cost, max_lines - 1);
+        if let Some(legend) = self.legend(&laid.forms) {
+            laid.out.insert(laid.head, legend);
+        }
+        (laid.out, laid.unlisted)
+    }
+
+    /// `authors: Name <address>; …` for the authors of the commits `forms` shows
+    /// by name alone, in the order they first appear; `None` when there are none.
+    fn legend(&self, forms: &[Form]) -> Option<String> {
+        let mut seen: Vec<&str> = Vec::new();
+        for (c, &f) in self.commits.iter().zip(forms) {
+            let by_name = matches!(f, Form::Short | Form::Lean);
+            if by_name && c.name() != c.author && !seen.contains(&c.author.as_str()) {
+                seen.push(&c.author);
+            }
+        }
+        (!seen.is_empty()).then(|| format!("authors: {}", seen.join("; ")))
+    }
+
+    fn layout(&self, room: usize, max_lines: usize) -> Layout {
         let n = self.commits.len();
         let (mut bytes, mut lines) = size(&self.prefix);
         let prefix = bytes <= room && lines <= max_lines;
@@ -283,13 +328,19 @@ impl History {
         if prefix {
             out.extend(self.prefix.iter().cloned());
         }
+        let head = out.len();
         if !fits(b, l) {
             // Even one line for every commit is too long: the hashes that fit.
             let (line, _) = self.group(0, n, room.saturating_sub(bytes + 1));
             if fits(bytes + line.len() + 1, lines + 1) {
                 out.push(line);
             }
-            return (out, n);
+            return Layout {
+                out,
+                unlisted: n,
+                forms: vec![Form::Grouped; n],
+                head,
+            };
         }
         (bytes, lines) = (b, l);
         // Then the most relevant commits compact, and, once all are, whole.
@@ -346,7 +397,12 @@ impl History {
             out.extend(c.render(forms[k]));
             k += 1;
         }
-        (out, unlisted)
+        Layout {
+            out,
+            unlisted,
+            forms,
+            head,
+        }
     }
 
     /// The line standing for commits `from..to`: how many, their raw lines,
@@ -440,21 +496,57 @@ mod tests {
     }
 
     #[test]
-    fn under_pressure_a_commit_keeps_its_authors_name_and_drops_the_address() {
+    fn under_pressure_a_commit_keeps_its_authors_name_and_the_address_is_said_once() {
         let h = log(40);
-        // Room for short lines only: each names its author, not an address.
+        // Room for short lines and one line more: each names its author, and
+        // the address is given once, before the commits.
         let short: usize = h
             .commits
             .iter()
             .map(|c| c.render(Form::Short)[0].len() + 1)
             .sum();
-        let (out, _) = h.lines_within(short + 40, usize::MAX);
+        let legend = "authors: Ada Okafor <ada@example.com>";
+        let room = short + h.prefix[0].len() + 1 + legend.len() + 1;
+        let (out, _) = h.lines_within(room, usize::MAX);
+        assert_eq!(out[..2], [h.prefix[0].as_str(), legend], "{out:?}");
         let commits: Vec<&String> = out.iter().filter(|l| l.contains("Change number")).collect();
         assert_eq!(commits.len(), 40, "{out:?}");
         for l in commits {
             assert!(l.contains("(Ada Okafor, 2026-02-03"), "{l}");
             assert!(!l.contains("ada@example.com"), "{l}");
         }
+        // A byte less and the oldest commit is grouped: the line is paid for.
+        let (out, _) = h.lines_within(room - 1, usize::MAX);
+        assert_eq!(out[1], legend);
+        assert!(out.iter().any(|l| l.starts_with("… 1 commit ")), "{out:?}");
+        // Where it would take more than a quarter of the room, there is none.
+        let (out, _) = h.lines_within(120, usize::MAX);
+        assert!(!out.iter().any(|l| l.starts_with("authors:")), "{out:?}");
+    }
+
+    #[test]
+    fn the_authors_line_names_only_authors_shown_without_their_address() {
+        let mut h = log(40);
+        for (k, c) in h.commits.iter_mut().enumerate() {
+            c.author = format!("Dev{} <dev{}@example.com>", k % 3, k % 3);
+        }
+        h.commits[39].author = "Old Timer <old@example.com>".into();
+        // Every commit whole: every address is on its commit's line, no legend.
+        assert!(!h.lines().iter().any(|l| l.starts_with("authors:")));
+        // Short lines and the oldest grouped: the legend names the three shown.
+        let short: usize = h.commits[..30]
+            .iter()
+            .map(|c| c.render(Form::Short)[0].len() + 1)
+            .sum();
+        let (out, _) = h.lines_within(short + 400, usize::MAX);
+        let legend = out
+            .iter()
+            .find(|l| l.starts_with("authors:"))
+            .expect("a legend");
+        assert_eq!(
+            legend,
+            "authors: Dev0 <dev0@example.com>; Dev1 <dev1@example.com>; Dev2 <dev2@example.com>"
+        );
     }
 
     #[test]

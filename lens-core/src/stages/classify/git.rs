@@ -517,6 +517,14 @@ mod tests {
                 .unwrap_or_else(|| panic!("{hash} missing: {text}"));
             assert!(line.contains(&format!("({name}")), "{line}");
             assert!(line.contains(subject), "{line}");
+            // The address: on the commit's line, or once in the authors line.
+            assert!(
+                line.contains(author)
+                    || text
+                        .lines()
+                        .any(|v| v.starts_with("authors: ") && v.contains(author)),
+                "{author}: {text}"
+            );
         }
         // The commit the task asked about: its subject does not say so, its hunk does.
         assert!(
