@@ -265,8 +265,12 @@ impl History {
             return (plain.out, plain.unlisted);
         }
         let mut laid = self.layout(room - cost, max_lines - 1);
-        if let Some(legend) = self.legend(&laid.forms) {
-            laid.out.insert(laid.head, legend);
+        // With less room more commits may go short, naming authors the paid-for
+        // line did not: a longer line than was paid for would break the room.
+        match self.legend(&laid.forms) {
+            Some(l) if l.len() < cost => laid.out.insert(laid.head, l),
+            Some(_) => return (plain.out, plain.unlisted),
+            None => {}
         }
         (laid.out, laid.unlisted)
     }
@@ -522,6 +526,23 @@ mod tests {
         // Where it would take more than a quarter of the room, there is none.
         let (out, _) = h.lines_within(120, usize::MAX);
         assert!(!out.iter().any(|l| l.starts_with("authors:")), "{out:?}");
+    }
+
+    #[test]
+    fn a_log_of_many_authors_keeps_every_room() {
+        // Each commit its own author, hunks of every size: as the room shrinks,
+        // commits go short one by one and the authors line would grow with them.
+        let mut h = log(40);
+        for (k, c) in h.commits.iter_mut().enumerate() {
+            c.author = format!("Author Number{k} <author.number{k}@example.com>");
+        }
+        for room in (0..12_000).step_by(23) {
+            for max_lines in [12, 60, usize::MAX] {
+                let (out, _) = h.lines_within(room, max_lines);
+                let size: usize = out.iter().map(|l| l.len() + 1).sum();
+                assert!(size <= room && out.len() <= max_lines, "{room}: {out:?}");
+            }
+        }
     }
 
     #[test]
