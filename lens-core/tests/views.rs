@@ -474,3 +474,58 @@ fn a_log_p_too_long_for_its_commits_lines_groups_the_oldest_with_their_hashes() 
     assert!(group.contains("; +"), "{group}");
     assert!(two.lines().next().unwrap().contains(" unlisted="), "{two}");
 }
+
+/// A rustc report of `E0308` at `file:line`, quoting a call; `variant` 0 is the
+/// common form, the others differ from it in more than numbers: other code at the
+/// same place, another label, a note the rest lack.
+fn e0308(file: usize, line: usize, k: usize, variant: usize) -> String {
+    let code = match variant {
+        1 => format!("units(item.qty_ordered) * {k} + 1"),
+        _ => format!("units(item.quantity) * {k} + 1"),
+    };
+    let found = if variant == 2 { "&str" } else { "String" };
+    let note = if variant == 3 {
+        "   = note: the field is declared in src/lib.rs\n"
+    } else {
+        ""
+    };
+    format!(
+        "error[E0308]: mismatched types\n  --> src/m{file}.rs:{line}:11\n   |\n{line:>2} |     {code}\n   |     ----- ^^^^^^^^^^^^^ expected `u32`, found `{found}`\n{note}\n"
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// A cascade's list line says its reports read as the example above but for
+    /// their numbers only when every one of them does, and says it whenever
+    /// they do and the line is shown.
+    #[test]
+    fn a_list_line_says_its_reports_read_alike_only_when_each_does(
+        files in 1usize..6,
+        n in 4usize..60,
+        odd in prop::collection::vec((0usize..60, 1usize..4), 0..3),
+        budget in 512usize..8192,
+    ) {
+        let mut out = String::from("   Compiling orders v0.1.0\n");
+        let mut odd_in = false;
+        for i in 0..n {
+            let variant = odd.iter().find(|(at, _)| *at == i).map_or(0, |&(_, v)| v);
+            odd_in |= variant != 0;
+            out.push_str(&e0308(i % files, 4 * (i / files) + 6, i + 1, variant));
+        }
+        out.push_str(&format!("error: could not compile `orders` (lib) due to {n} previous errors\n"));
+        let argv: Vec<String> = vec!["cargo".into(), "build".into()];
+        let req = Request { argv: &argv, stdout: b"", stderr: out.as_bytes(), exit: 101 };
+        let mut opts = Options::new(Level::Two, Handle::parse(HANDLE));
+        opts.budget = budget;
+        let v = view(&req, &opts);
+        let text = String::from_utf8(v.stderr.into_owned()).expect("utf-8");
+        check_stream(&text, &out, "stderr").map_err(TestCaseError::fail)?;
+        let alike = "each as the report above but for its numbers";
+        let said = text.contains(alike);
+        prop_assert!(!(said && odd_in), "said alike over a report that is not:\n{text}");
+        let listed = text.lines().any(|l| l.starts_with("same E0308 ×"));
+        prop_assert!(odd_in || !listed || said, "alike reports not said to be:\n{text}");
+    }
+}

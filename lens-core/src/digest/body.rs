@@ -104,6 +104,11 @@ pub struct FindingGroup {
     /// the rule first on the message's line (ruff's `F401 …`); the group's `rule`
     /// names it for the rest.
     pub said: Vec<String>,
+    /// True when each report spans more than its message line (it quotes the
+    /// source, or adds a note) and every one of them reads as the first but for
+    /// its location and its numbers: the quoted code included, one report
+    /// stands for all of them.
+    pub alike: bool,
 }
 
 /// What a group's count calls its items and the names under them.

@@ -814,11 +814,14 @@ fn findings(doc: &Doc, groups: &[FindingGroup], detail: Detail) -> Vec<Piece> {
         // each file) is said once: `file:line` still names each place exactly.
         let column = shared_column(&locs);
         let strip = column.map_or(0, |c| c.len() + 1);
-        let under = match (column, under.is_empty()) {
-            (None, _) => under,
-            (Some(c), true) => format!(" (each at column {c})"),
-            (Some(c), false) => format!(" (paths from {shared}; each at column {c})"),
-        };
+        let mut notes: Vec<String> = Vec::new();
+        if !shared.is_empty() {
+            notes.push(format!("paths from {shared}"));
+        }
+        if let Some(c) = column {
+            notes.push(format!("each at column {c}"));
+        }
+        let under = parenthesised(&notes);
         // A location reported again (a header's error, once per file including
         // it) is listed once, with how many times.
         let mut list: Vec<(String, usize)> = Vec::new();
@@ -861,7 +864,19 @@ fn findings(doc: &Doc, groups: &[FindingGroup], detail: Detail) -> Vec<Piece> {
                 .collect()
         };
         let head = if same {
-            format!("same {} ×{}{under} at: ", g.rule, g.at.len())
+            // Reports that quote their source look alike only as far as the
+            // example shows; when each one's quoted code is the example's but for
+            // its numbers, the line says so, and the reader need not open the
+            // files to see how the other places read.
+            if g.alike {
+                notes.push(ALIKE.to_string());
+            }
+            format!(
+                "same {} ×{}{} at: ",
+                g.rule,
+                g.at.len(),
+                parenthesised(&notes)
+            )
         } else {
             format!("{} ×{}{under}: ", g.rule, g.at.len())
         };
@@ -878,6 +893,19 @@ fn findings(doc: &Doc, groups: &[FindingGroup], detail: Detail) -> Vec<Piece> {
 
 /// The fewest reports of one message that its list line says it for.
 const SAME_MIN: usize = 4;
+
+/// What a list line says of reports that read as its example but for their
+/// numbers.
+pub const ALIKE: &str = "each as the report above but for its numbers";
+
+/// ` (a; b)`, or nothing for no notes.
+fn parenthesised(notes: &[String]) -> String {
+    if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join("; "))
+    }
+}
 
 /// Locations of one message, each with how many times it was reported, as
 /// list items: the numbered files that share a line and column
@@ -1012,7 +1040,8 @@ mod tests {
         let lines = build_digest(&same);
         assert_eq!(
             lines.last().unwrap(),
-            "same E0308 ×12 (each at column 11) at: src/a.rs:7, src/b.rs:12, src/c.rs:17, src/a.rs:22, \
+            "same E0308 ×12 (each at column 11; each as the report above but for its numbers) \
+             at: src/a.rs:7, src/b.rs:12, src/c.rs:17, src/a.rs:22, \
              src/b.rs:27, src/c.rs:32, src/a.rs:37, src/b.rs:42, src/c.rs:47, src/a.rs:52, \
              src/b.rs:57, src/c.rs:62"
         );
@@ -1023,7 +1052,12 @@ mod tests {
             .map(|i| report("a", 5 * i as u32 + 7, 11 + (i == 4) as u32))
             .collect();
         let list = build_digest(&mixed).pop().unwrap();
-        assert!(list.contains(" ×12 at: src/a.rs:7:11, "), "{list}");
+        assert!(
+            list.contains(
+                " ×12 (each as the report above but for its numbers) at: src/a.rs:7:11, "
+            ),
+            "{list}"
+        );
         assert!(list.contains("src/a.rs:27:12"), "{list}");
         // Two locations save less than the note costs.
         assert_eq!(shared_column(&["src/a.rs:7:11", "src/b.rs:7:11"]), None);

@@ -32,6 +32,8 @@ pub fn run(doc: &mut Doc) {
     let mut index: HashMap<(Severity, String, String), usize> = HashMap::new();
     let mut groups: Vec<(FindingGroup, Vec<Vec<String>>)> = Vec::new();
     let mut group_of = Vec::with_capacity(doc.findings.len());
+    // Each group's first report as `form` has it.
+    let mut first_form: Vec<String> = Vec::new();
     for f in &doc.findings {
         let (shape, values) = slots(&f.message);
         let key = (f.severity, f.rule.clone(), shape);
@@ -48,11 +50,16 @@ pub fn run(doc: &mut Doc) {
                     example: (f.head..f.end).collect(),
                     at: Vec::new(),
                     said: Vec::new(),
+                    alike: f.end > f.head + 1,
                 },
                 Vec::new(),
             ));
+            first_form.push(form(doc, f));
             groups.len() - 1
         });
+        if groups[g].0.alike && !groups[g].0.at.is_empty() {
+            groups[g].0.alike = form(doc, f) == first_form[g];
+        }
         // The example is the first report (in a cascade, the root cause); when a
         // later report carries a note or help the first lacks (gcc's 'did you
         // forget to include'), that line joins it.
@@ -148,6 +155,38 @@ pub fn run(doc: &mut Doc) {
     }
     doc.digests.extend(digests);
     doc.digests.sort_by_key(|d| d.start);
+}
+
+/// A report's lines with its location and every run of digits taken out: two
+/// reports of the same form differ only in where they are and in their numbers
+/// (line numbers in a gutter, a literal in the quoted code). A run of spaces
+/// counts as one, since a gutter widens with its line numbers (` 6 |`, `106 |`,
+/// and the bare `|` lines around them).
+fn form(doc: &Doc, f: &crate::doc::Finding) -> String {
+    let path = f.location.split([':', '(']).next().unwrap_or("");
+    let mut out = String::new();
+    for l in &doc.lines[f.start..f.end] {
+        let mut t = l.text.replace(f.location.as_str(), "@");
+        if !path.is_empty() {
+            t = t.replace(path, "@");
+        }
+        let mut last = ' ';
+        for c in t.trim().chars() {
+            let c = if c.is_ascii_digit() {
+                '#'
+            } else if c.is_whitespace() {
+                ' '
+            } else {
+                c
+            };
+            if !(c == last && (c == '#' || c == ' ')) {
+                out.push(c);
+            }
+            last = c;
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Drops the lines of every digest that is smaller than what it replaces; the rest
@@ -283,7 +322,10 @@ mod tests {
         assert!(lines[4].ends_with("expected `u32`, found `String`"));
         let list = lines.last().unwrap();
         assert!(
-            list.starts_with("same E0308 ×40 (each at column 11) at: src/m.rs:3, src/m.rs:8, "),
+            list.starts_with(
+                "same E0308 ×40 (each at column 11; each as the report above but for its numbers) \
+                 at: src/m.rs:3, src/m.rs:8, "
+            ),
             "{list}"
         );
         assert!(list.ends_with("src/m.rs:198"), "{list}");
@@ -294,6 +336,67 @@ mod tests {
         assert!(doc.lines[1..n - 2]
             .iter()
             .all(|l| l.fate == Fate::Drop(Reason::Grouped)));
+    }
+
+    /// The list line says the reports read as its example only when every one
+    /// of them, the code it quotes included, does but for its numbers: one
+    /// report quoting other code, or one without the note the rest carry, and
+    /// the line no longer says it.
+    #[test]
+    fn a_cause_says_its_reports_read_alike_only_when_each_does() {
+        let list = |text: &str| {
+            let argv = vec![];
+            let mut doc = Doc::new(&argv, "", text, 101);
+            classify::run(&mut doc);
+            run(&mut doc);
+            apply(&mut doc, 0);
+            doc.digests[0].lines(&doc, Detail::Full).pop().unwrap()
+        };
+        let alike = "each as the report above but for its numbers";
+        let text = cascade(12);
+        assert!(list(&text).contains(alike), "{}", list(&text));
+        // Other code at the same column, in the seventh report only.
+        let other = text.replacen(
+            "33 |     units(item.quantity)",
+            "33 |     units(item.qty_ord)",
+            1,
+        );
+        assert_ne!(other, text);
+        let l = list(&other);
+        assert!(
+            l.starts_with("same E0308 ×12 (each at column 11) at: "),
+            "{l}"
+        );
+        // A note the first report lacks.
+        let noted = text.replacen(
+            "found `String`\n\n",
+            "found `String`\n   = note: the field is declared in src/lib.rs\n\n",
+            3,
+        );
+        let l = list(&noted);
+        assert!(
+            l.starts_with("same E0308 ×12 (each at column 11) at: "),
+            "{l}"
+        );
+        // Reports of one line each say nothing more than `same`.
+        let one_line: String = (0..12)
+            .map(|i| format!("src/m{i}.ts({},7): error TS2322: Type 'string' is not assignable to type 'number'.\n", i + 3))
+            .collect();
+        let argv = vec!["tsc".to_string()];
+        let mut doc = Doc::new(&argv, &one_line, "", 2);
+        classify::run(&mut doc);
+        run(&mut doc);
+        apply(&mut doc, 0);
+        let lines: Vec<String> = doc
+            .digests
+            .iter()
+            .flat_map(|d| d.lines(&doc, Detail::Full))
+            .collect();
+        assert!(
+            lines.iter().any(|l| l.starts_with("same TS2322 ×12")),
+            "{lines:#?}"
+        );
+        assert!(lines.iter().all(|l| !l.contains(alike)), "{lines:#?}");
     }
 
     /// A header error repeated by every file that includes it, each file's report
