@@ -14,7 +14,7 @@
 //! with `unlisted=K`, the digest was cut to fit the budget and leaves K names out.
 //! A region the budget or the level left out says what it held, so a reader can
 //! trust the gap without fetching it: `all like "…"`, the shape every one of
-//! its non-blank lines has (words holding digits shown as `…`), or `most like
+//! its non-blank lines has (words holding digits, and hex ids, shown as `…`), or `most like
 //! "…"` when only half or more have it, and how many of its lines were
 //! errors and warnings (`no error or warning`, `3 errors`, `1 error, 2 warnings`).
 //! It never tells the reader to run anything: agents read an instruction as an
@@ -64,7 +64,8 @@ pub struct Marker {
 pub struct Like {
     /// Every non-blank line of the region has the shape.
     pub all: bool,
-    /// The shape: a line with its words that hold digits shown as `…`.
+    /// The shape: a line with its words that hold digits (and its hex ids)
+    /// shown as `…`.
     pub shape: String,
 }
 

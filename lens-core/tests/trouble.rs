@@ -117,6 +117,27 @@ const SHAPES: &[Shape] = &[
         normal: |n| format!("processed job {n} ok in {} ms", n % 97),
     },
     Shape {
+        // Ids of hex digits, some without a digit (`ACC-CEEABDBD`), and now and
+        // then a word in their place: a marker may say `all like` over the
+        // first, never over the second.
+        argv: "python3 audit.py",
+        normal: |n| {
+            let id = format!("{:08X}", (n as u32).wrapping_mul(2_654_435_761));
+            let id = match n % 101 {
+                50 => "PENDING".to_string(),
+                k if k % 13 == 5 => id
+                    .chars()
+                    .map(|c| match c.to_digit(10) {
+                        Some(d) => char::from(b'A' + (d % 6) as u8),
+                        None => c,
+                    })
+                    .collect(),
+                _ => id,
+            };
+            format!("checked ACC-{id} balance {}.{:02} ok", n % 900, n % 100)
+        },
+    },
+    Shape {
         argv: "tail -n 3000 /var/log/app.log",
         normal: |n| {
             format!(
@@ -217,6 +238,9 @@ fn check(
             );
             continue;
         };
+        if let Some(like) = m.like.as_ref().filter(|l| l.all) {
+            all_like(&doc, stream, &m, &like.shape)?;
+        }
         let Some((errors, warnings)) = m.trouble else {
             continue;
         };
@@ -237,6 +261,41 @@ fn check(
         if let Some(like) = &m.like {
             prop_assert!(like.shape.chars().any(char::is_alphanumeric), "{}", line);
         }
+    }
+    Ok(())
+}
+
+/// A word that varies: one holding a digit, or six or more hex digits in one
+/// case.
+const VARIES: &str = r"(?:\w*[0-9]\w*|[0-9a-f]{6,}|[0-9A-F]{6,})";
+
+/// `all like "<shape>"` holds: every non-blank line of the marker's region,
+/// trimmed and with `"` as `'`, is the shape with each `…` one word that varies
+/// (or several joined by `.-:/,`), and a last `…` anything (the shape may be
+/// cut short). Checked here apart from how Lens masks a line.
+fn all_like(doc: &Doc, stream: Stream, m: &Marker, shape: &str) -> Result<(), TestCaseError> {
+    let mut pattern = String::from("^");
+    let n = shape.chars().count();
+    for (k, c) in shape.chars().enumerate() {
+        match c {
+            '…' if k + 1 == n => pattern.push_str(".*"),
+            '…' => pattern.push_str(&format!("{VARIES}(?:[.\\-:/,]{VARIES})*")),
+            c => pattern.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    pattern.push('$');
+    let re = regex::Regex::new(&pattern).unwrap();
+    for i in doc.range(stream) {
+        let l = &doc.lines[i];
+        if l.no < m.first || l.no > m.last || l.class == Class::Blank {
+            continue;
+        }
+        let text = l.text.trim().replace('"', "'");
+        prop_assert!(
+            re.is_match(&text),
+            "line {} {text:?} is not like {shape:?}",
+            l.no
+        );
     }
     Ok(())
 }
