@@ -591,14 +591,24 @@ fn hidden_range(view: &str) -> Option<(String, u64, u64)> {
     found
 }
 
+/// What Qwen Code 0.24.4 needs after a command for the model to read all it
+/// printed: in a one-shot session its shell tool resolves on the child's
+/// `exit` event and drops what the pipe still holds (its `childProcessFallback`
+/// drains only when it streams), so a 55 KB output came back as 659 of its
+/// 1,000 lines on a loaded machine, with or without a hook. A pause after the
+/// last write lets it read everything first.
+const QWEN_DRAIN: &str = "; sleep 0.5";
+
 /// The model: runs [`STEPS`], then `lens show H --lines A-B` of a range the
-/// marker in what came back hides, then stops.
-fn fetching_model() -> Script {
-    Script::custom(|turn: &Turn| {
+/// marker in what came back hides, then stops. Each command ends with `tail`
+/// (see [`QWEN_DRAIN`]); the hook leaves `lens show …; sleep 0.5` alone as it
+/// does any line that runs Lens.
+fn fetching_model(tail: &'static str) -> Script {
+    Script::custom(move |turn: &Turn| {
         let text = |t: &str| Action::Text { text: t.into() };
         match turn.calls_made {
             0 => Action::Shell {
-                command: STEPS.into(),
+                command: format!("{STEPS}{tail}"),
             },
             1 => match turn
                 .tool_results
@@ -606,7 +616,7 @@ fn fetching_model() -> Script {
                 .and_then(|r| hidden_range(&r.text))
             {
                 Some((h, a, b)) => Action::Shell {
-                    command: format!("lens show {h} --lines {a}-{b}"),
+                    command: format!("lens show {h} --lines {a}-{b}{tail}"),
                 },
                 None => text("No Lens view came back."),
             },
@@ -690,7 +700,12 @@ fn model_fetches_hidden_lines(cli: AgentCli, args: &[&str], env: &[(&str, &str)]
         .display()
         .to_string();
     arm.write("home/.profile", &format!("export PATH=\"{bin}:$PATH\"\n"));
-    let out = arm.run_script(cli, fetching_model(), args, env);
+    let tail = if cli == AgentCli::Qwen {
+        QWEN_DRAIN
+    } else {
+        ""
+    };
+    let out = arm.run_script(cli, fetching_model(tail), args, env);
     let r = out.tool_results();
     assert_eq!(r.len(), 2, "{}: {}", cli.name(), out.describe());
     let view = &r[0].text;
