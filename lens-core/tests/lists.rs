@@ -297,6 +297,11 @@ proptest! {
         let upgradable: Vec<String> =
             names.into_iter().filter(|n| n.1).map(|n| n.0).collect();
         check_reachable(&upgradable, &v, true)?;
+        // `unlisted=` counts the packages the digest does not name; one that
+        // is named without its versions is not one of them.
+        let s = said(&v);
+        let unnamed = upgradable.iter().filter(|n| !s.named.contains(*n)).count();
+        prop_assert_eq!(s.unlisted, unnamed, "unlisted= is not the packages left unnamed:\n{}", v);
     }
 
     /// pip list: every package is named, or under a prefix printed with its

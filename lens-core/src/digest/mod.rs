@@ -65,8 +65,10 @@ impl List {
                 };
                 let mut forms = vec![(listing_line(e).render(), 0)];
                 // An upgrade (`old -> new`) gives up where it comes from
-                // before it gives up where it goes.
-                if is_upgrade(e) {
+                // before it gives up where it goes. Its items are versions,
+                // not names: a package named without them is not unlisted.
+                let upgrade = is_upgrade(e);
+                if upgrade {
                     let to: Vec<&str> = e
                         .items
                         .iter()
@@ -74,7 +76,7 @@ impl List {
                         .collect();
                     forms.push((format!("{key} -> {}", to.join(", ")), 0));
                 }
-                forms.push((bare, n));
+                forms.push((bare, if upgrade { 0 } else { n }));
                 Item {
                     forms,
                     key,
